@@ -1,0 +1,403 @@
+"""Loading case files: YAML -> schema -> semantic checks -> typed cases.
+
+Every problem becomes a ``CaseError`` that names the file, the line, the case id
+and what to change; a bad case never stops the other cases or files from
+loading (DESIGN.md section 5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+import yaml
+
+from conformance.model import (
+    ModelError,
+    Position,
+    decode_position_id,
+    notation_to_position,
+    parse_dice,
+    parse_play,
+)
+
+from . import resources
+
+KIND_REQUIRES = {
+    "legal_plays": "legal-plays",
+    "play_check": "play-check",
+    "apply_play": "apply-play",
+    "codec": "codec.gnubg",
+}
+CAPABILITIES = frozenset({
+    "legal-plays", "play-check", "apply-play", "game-result", "cube", "match", "opening-roll",
+    "codec.gnubg", "codec.xgid", "perft",
+})
+USER_SUFFIX = ".bgcase.yaml"
+
+
+@dataclass(frozen=True)
+class CaseError:
+    """One problem in a case file: ``file`` (display path), ``line`` (1-based or 0
+    when unknown), ``case_id`` (or None), ``message`` (what is wrong and the fix)."""
+
+    file: str
+    line: int
+    case_id: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.case_id + ': ' if self.case_id else ''}{self.message}"
+
+
+@dataclass
+class Case:
+    """A validated case. ``position`` is a Position; ``dice`` a 2-tuple or None;
+    ``steps`` the play's single-die steps (play_check, apply_play); ``expected``
+    the parsed expectation (see ``_semantic``)."""
+
+    id: str
+    title: str
+    kind: str
+    spec: tuple[str, ...]
+    level: str
+    tags: tuple[str, ...]
+    requires: tuple[str, ...]
+    rules: dict
+    file: str
+    line: int
+    position: Position
+    dice: tuple[int, int] | None
+    play: str | None
+    steps: list[tuple[int, int]] | None
+    expect: dict
+    expected: Any
+    provenance: dict
+    raw: dict = field(repr=False)
+
+    @property
+    def nodeid(self) -> str:
+        """``cases/<file>.yaml::<id>``."""
+        return f"{self.file}::{self.id}"
+
+    @property
+    def section(self) -> str:
+        """The spec section of the first anchor: ``move``, ``bar``, ``bearoff``..."""
+        return self.spec[0].split(".", 1)[0]
+
+    def request(self) -> dict:
+        """The engine request for this case (a plain, JSON-able dict; DESIGN.md §6)."""
+        req: dict = {"kind": self.kind, "case": self.id, "rules": dict(self.rules),
+                     "position": self.position.to_wire()}
+        if self.dice is not None:
+            req["dice"] = list(self.dice)
+        if self.play is not None:
+            req["play"] = self.play
+            req["steps"] = [list(s) for s in self.steps or []]
+        if self.kind == "codec":
+            req["format"] = self.raw["codec"]
+            req["gnubg_id"] = self.expected
+        return req
+
+
+@dataclass
+class Suite:
+    """Loaded cases, the errors met, and the files read (display paths)."""
+
+    cases: list[Case]
+    errors: list[CaseError]
+    files: list[str]
+    content_hash: str
+
+    def by_id(self) -> dict[str, Case]:
+        return {c.id: c for c in self.cases}
+
+
+# -- YAML with line numbers ----------------------------------------------------
+def _compose(text: str):
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return node, data
+
+
+def _line_of(node, path: Iterable[Any]) -> int:
+    """1-based line of the YAML node at ``path`` (keys and indexes), or of the
+    deepest node reached."""
+    line = node.start_mark.line + 1 if node is not None else 0
+    for key in path:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if str(k.value) == str(key):
+                    child = v
+                    line = k.start_mark.line + 1
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            child = node.value[key]
+            line = child.start_mark.line + 1
+        if child is None:
+            break
+        node = child
+    return line
+
+
+def _schema_message(err: jsonschema.ValidationError) -> str:
+    path = "/".join(str(p) for p in err.absolute_path) or "case"
+    if err.validator == "unevaluatedProperties" or err.validator == "additionalProperties":
+        return f"at {path}: {err.message} (remove the key or fix its spelling)"
+    if err.validator == "oneOf" and err.absolute_path and "position" in [str(p) for p in err.absolute_path]:
+        return (f"at {path}: not a valid position: use 'start', {{on_roll, x: {{points, bar, off}},"
+                f" o: {{...}}}} or {{gnubg_id: ...}}")
+    return f"at {path}: {err.message}"
+
+
+def _best_errors(validator, instance) -> list[jsonschema.ValidationError]:
+    errors = list(validator.iter_errors(instance))
+    out = []
+    for err in errors:
+        best = jsonschema.exceptions.best_match([err]) if err.context else err
+        out.append(best)
+    return out
+
+
+# -- loading ----------------------------------------------------------------------
+def display_path(path: Path) -> str:
+    """``cases/...`` for bundled files, the path as given otherwise."""
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(resources.data_root().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def load_file(path: Path, display: str | None = None) -> tuple[list[Case], list[CaseError]]:
+    """Load one case file. Returns (cases, errors); never raises for bad content."""
+    path = Path(path)
+    shown = display or display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [CaseError(shown, 0, None, f"cannot read the file: {exc}")]
+    try:
+        node, data = _compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return [], [CaseError(shown, mark.line + 1 if mark else 0, None,
+                              f"not valid YAML: {problem}; fix the syntax (indentation, quotes, colons)")]
+    schema = resources.case_schema()
+    if not isinstance(data, dict):
+        return [], [CaseError(shown, 1, None, "a case file is a mapping with 'format: 1' and 'cases:'")]
+    file_schema = {k: v for k, v in schema.items() if k != "$defs"}
+    file_schema["properties"] = dict(file_schema["properties"], cases={"type": "array"})
+    file_schema["$defs"] = schema["$defs"]
+    errors: list[CaseError] = []
+    for err in jsonschema.Draft202012Validator(file_schema).iter_errors(data):
+        errors.append(CaseError(shown, _line_of(node, err.absolute_path), None, _schema_message(err)))
+    if errors:
+        return [], errors
+    case_validator = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/case"})
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(data["cases"]):
+        line = _line_of(node, ["cases", i])
+        cid = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+        problems = sorted(_best_errors(case_validator, raw), key=lambda e: list(map(str, e.absolute_path)))
+        # an unevaluated-key complaint is only news when nothing else is wrong
+        # (a failing kind branch leaves its own keys unevaluated)
+        real = [e for e in problems if e.validator != "unevaluatedProperties"]
+        if real:
+            problems = real
+        if problems:
+            for err in problems[:3]:
+                path = list(err.absolute_path)
+                if err.validator == "unevaluatedProperties":
+                    names = re.findall(r"'([^']+)'", err.message.split("(")[-1])
+                    path += names[:1]
+                    message = (f"unknown key(s) {', '.join(names)} in the case; remove or fix the spelling"
+                               f" (case keys: see spec/schema/case.schema.json)")
+                else:
+                    message = _schema_message(err)
+                errors.append(CaseError(shown, _line_of(node, ["cases", i, *path]), cid, message))
+            continue
+        if cid in seen:
+            errors.append(CaseError(shown, line, cid, f"id used twice in this file (first at line {seen[cid]}); "
+                                                      f"give one of them a fresh id (bgconf new-id)"))
+            continue
+        seen[cid] = line
+        try:
+            cases.append(_semantic(raw, shown, line))
+        except _Problem as exc:
+            errors.append(CaseError(shown, _line_of(node, ["cases", i, *exc.path]) or line, cid, exc.message))
+    return cases, errors
+
+
+class _Problem(Exception):
+    def __init__(self, path: list, message: str):
+        super().__init__(message)
+        self.path, self.message = path, message
+
+
+def _position(value, path) -> Position:
+    try:
+        return Position.from_dict(value)
+    except ModelError as exc:
+        raise _Problem(path, f"impossible position: {exc}") from None
+
+
+def _single_die_steps(play: str) -> list[tuple[int, int]]:
+    steps = []
+    for points, _marks in parse_play(play):
+        steps.extend(zip(points, points[1:]))
+    return steps
+
+
+def _semantic(raw: dict, shown: str, line: int) -> Case:
+    kind = raw["kind"]
+    anchors = resources.spec_clauses()
+    for j, anchor in enumerate(raw["spec"]):
+        if anchors and anchor not in anchors:
+            raise _Problem(["spec", j], f"unknown spec anchor {anchor!r}; anchors are defined in spec/rules.md")
+    tags = resources.registered_tags()
+    for j, tag in enumerate(raw.get("tags", [])):
+        if tag not in tags:
+            raise _Problem(["tags", j], f"tag {tag!r} is not registered; add it to cases/tags.yaml or fix it")
+    if raw["id"] in resources.retired_ids():
+        raise _Problem(["id"], f"id {raw['id']} is retired (cases/RETIRED); use bgconf new-id")
+    requires = tuple(raw.get("requires") or [KIND_REQUIRES[kind]])
+    for j, cap in enumerate(requires):
+        if cap not in CAPABILITIES:
+            raise _Problem(["requires", j], f"unknown capability {cap!r}; known: {', '.join(sorted(CAPABILITIES))}")
+    position = _position(raw["position"], ["position"])
+    dice = None
+    if "dice" in raw:
+        dice = parse_dice(raw["dice"])
+    play = raw.get("play")
+    steps = None
+    expect = raw["expect"]
+    expected: Any = None
+    try:
+        if play is not None:
+            steps = _single_die_steps(play)
+    except ModelError as exc:
+        raise _Problem(["play"], f"bad play notation: {exc}") from None
+    if kind == "legal_plays":
+        expected = _expected_plays(position, expect)
+    elif kind == "apply_play":
+        try:
+            notation_to_position(position, play)
+        except ModelError as exc:
+            raise _Problem(["play"], f"the play cannot be applied to the position: {exc}") from None
+        expected = _position(expect["position"], ["expect", "position"])
+    elif kind == "play_check":
+        if expect.get("legal") and "reason" in expect:
+            raise _Problem(["expect", "reason"], "a legal play has no reason; remove 'reason'")
+        if not expect.get("legal") and "reason" not in expect:
+            raise _Problem(["expect"], "an illegal play needs 'reason' (see spec/schema/case.schema.json)")
+        expected = (expect["legal"], expect.get("reason"))
+    elif kind == "codec":
+        expected = expect["gnubg_id"]
+        try:
+            decode_position_id(expected)
+        except ModelError as exc:
+            raise _Problem(["expect", "gnubg_id"], str(exc)) from None
+    return Case(
+        id=raw["id"], title=raw["title"], kind=kind, spec=tuple(raw["spec"]),
+        level=raw.get("level", "must"), tags=tuple(raw.get("tags", [])), requires=requires,
+        rules=dict(raw.get("rules") or {}), file=shown, line=line, position=position, dice=dice,
+        play=play, steps=steps, expect=expect, expected=expected,
+        provenance=raw["provenance"], raw=raw)
+
+
+@dataclass(frozen=True)
+class ExpectedPlays:
+    """A legal_plays expectation: ``exact`` (position -> notation) when the full set
+    is given, else ``count`` plus ``includes`` and ``excludes`` (position -> notation)."""
+
+    exact: dict | None
+    count: int | None
+    includes: dict
+    excludes: dict
+
+
+def _plays_map(position: Position, plays: list, key: str) -> dict:
+    out: dict = {}
+    for j, text in enumerate(plays):
+        try:
+            result = notation_to_position(position, text)
+        except ModelError as exc:
+            raise _Problem(["expect", key, j], f"expected play {text!r} cannot be applied: {exc}") from None
+        if result in out:
+            raise _Problem(["expect", key, j],
+                           f"{text!r} and {out[result]!r} are the same play (same resulting position);"
+                           f" list it once")
+        out[result] = text
+    return out
+
+
+def _expected_plays(position: Position, expect: dict) -> ExpectedPlays:
+    exact = None
+    if "plays" in expect:
+        exact = _plays_map(position, expect["plays"], "plays")
+        if not exact:
+            exact = {position.passed(): "none"}
+        if "count" in expect and expect["count"] != len(exact):
+            raise _Problem(["expect", "count"], f"count {expect['count']} but {len(exact)} plays are listed")
+    includes = _plays_map(position, expect.get("includes", []), "includes")
+    excludes = _plays_map(position, expect.get("excludes", []), "excludes")
+    both = set(includes) & set(excludes)
+    if both:
+        raise _Problem(["expect"], f"a play is both included and excluded: {includes[next(iter(both))]!r}")
+    return ExpectedPlays(exact, expect.get("count"), includes, excludes)
+
+
+def case_files(paths: Iterable[Path] | None = None) -> list[Path]:
+    """The case files under ``paths`` (files or directories), or the bundled suite.
+
+    In a directory: every ``*.yaml`` except ``tags.yaml`` (bundled layout) and
+    every ``*.bgcase.yaml``; sorted.
+    """
+    roots = list(paths) if paths else [resources.cases_dir()]
+    files: list[Path] = []
+    for root in roots:
+        root = Path(root)
+        if root.is_dir():
+            files.extend(p for p in sorted(root.rglob("*.yaml")) if p.name != "tags.yaml")
+        else:
+            files.append(root)
+    return files
+
+
+def load_suite(paths: Iterable[Path] | None = None) -> Suite:
+    """Load every case file (see ``case_files``); check ids are unique across files."""
+    files = case_files(paths)
+    cases: list[Case] = []
+    errors: list[CaseError] = []
+    digest = hashlib.sha256()
+    first: dict[str, Case] = {}
+    for path in files:
+        if not path.exists():
+            errors.append(CaseError(path.as_posix(), 0, None, "no such file or directory"))
+            continue
+        digest.update(path.read_bytes())
+        loaded, errs = load_file(path)
+        errors.extend(errs)
+        for case in loaded:
+            if case.id in first:
+                prior = first[case.id]
+                errors.append(CaseError(case.file, case.line, case.id,
+                                        f"id already used at {prior.file}:{prior.line}; give one a fresh id"
+                                        f" (bgconf new-id)"))
+                continue
+            first[case.id] = case
+            cases.append(case)
+    return Suite(cases, errors, [display_path(f) for f in files], digest.hexdigest())

@@ -1,0 +1,248 @@
+"""The ``bgconf`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+from pathlib import Path
+
+from . import __version__, resources
+from .cases import Case, load_suite
+from .diagram import board_diagram
+from .engine import BUILTIN, EngineNotFound, entry_point_engines, get_engine
+from .report import case_line, failure_text, footer, header, section_table, summary_line, write_jsonl
+from .runner import run_cases, select
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
+EXIT_CODES = """exit codes:
+  0  every selected case passed or was unsupported (validate: every file is valid)
+  1  at least one case failed, errored or timed out
+  2  bad command line (unknown option, unknown case id)
+  3  a case file has errors (each is printed as file:line: case id: message);
+     the cases that did load were still run
+  4  the engine could not be started (for example gnubg is not installed)
+"""
+ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+
+def _err(msg: str) -> None:
+    print(f"bgconf: {msg}", file=sys.stderr)
+
+
+def _load(paths):
+    suite = load_suite([Path(p) for p in paths] if paths else None)
+    for e in suite.errors:
+        print(f"error: {e}", file=sys.stderr)
+    return suite
+
+
+def cmd_run(args) -> int:
+    suite = _load(args.cases)
+    chosen = select(suite.cases, args.case, args.tag, args.spec)
+    if args.case:
+        unknown = set(args.case) - {c.id for c in suite.cases}
+        if unknown:
+            _err(f"unknown case id(s): {', '.join(sorted(unknown))} (bgconf list shows the ids)")
+            return EXIT_USAGE
+    try:
+        engine = get_engine(args.engine)
+        info = engine.describe()
+    except EngineNotFound as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except Exception as exc:
+        _err(f"engine {args.engine!r} could not start: {exc}")
+        return EXIT_NO_ENGINE
+    t0 = time.perf_counter()
+    results = []
+    incomplete = False
+    try:
+        results = run_cases(engine, chosen)
+    except KeyboardInterrupt:
+        incomplete = True
+    finally:
+        engine.close()
+    wall = time.perf_counter() - t0
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as out:
+            write_jsonl(out, [header(info, suite.content_hash, sys.argv[1:])]
+                        + [case_line(r) for r in results] + [footer(results, wall, incomplete)])
+    bad = [r for r in results if r.status in ("fail", "errored", "timeout", "xpass")]
+    for r in bad[: args.max_failures]:
+        print(failure_text(r, args.engine))
+        print()
+    if len(bad) > args.max_failures:
+        print(f"... {len(bad) - args.max_failures} more not shown (--max-failures)")
+    if args.verbose:
+        for r in results:
+            if r.status == "unsupported":
+                print(f"UNSUPPORTED {r.case.nodeid}: {r.outcome.message}")
+    print(f"engine: {info.get('name')} {info.get('version', '')}".rstrip())
+    print(section_table(results))
+    print(summary_line(results, wall) + (" (incomplete)" if incomplete else ""))
+    if bad or incomplete:
+        return EXIT_FAILED
+    return EXIT_BAD_CASES if suite.errors else EXIT_OK
+
+
+def recheck_on_reference(cases: list[Case]) -> list[str]:
+    """Expected values that the reference engine does not reproduce, as messages."""
+    from .adapters.reference import ReferenceEngine
+
+    problems = []
+    for r in run_cases(ReferenceEngine(), cases):
+        if r.status != "pass":
+            problems.append(f"{r.case.file}:{r.case.line}: {r.case.id}: the reference engine disagrees"
+                            f" with the expected value: {r.outcome.message}")
+    return problems
+
+
+def cmd_validate(args) -> int:
+    suite = _load(args.paths)
+    problems = [] if args.no_reference else recheck_on_reference(suite.cases)
+    for p in problems:
+        print(f"error: {p}", file=sys.stderr)
+    print(f"{len(suite.files)} files, {len(suite.cases)} valid cases, "
+          f"{len(suite.errors)} errors, {len(problems)} expected values not reproduced by the reference")
+    return EXIT_BAD_CASES if suite.errors or problems else EXIT_OK
+
+
+def cmd_list(args) -> int:
+    suite = _load(args.cases)
+    for c in select(suite.cases, None, args.tag, args.spec):
+        print(f"{c.id}  {c.kind:<12} {','.join(c.spec):<36} {c.title}")
+    return EXIT_BAD_CASES if suite.errors else EXIT_OK
+
+
+def cmd_show(args) -> int:
+    suite = _load(args.cases)
+    case = suite.by_id().get(args.id)
+    if case is None:
+        _err(f"unknown case id {args.id} (bgconf list shows the ids)")
+        return EXIT_USAGE
+    clauses = resources.spec_clauses()
+    print(f"{case.id}  {case.title}")
+    print(f"  {case.file}:{case.line}   kind {case.kind}   level {case.level}   tags {', '.join(case.tags)}")
+    for a in case.spec:
+        print(f"  spec {a}: {clauses.get(a, '')}")
+    print(board_diagram(case.position, case.dice))
+    if case.play:
+        print(f"  play: {case.play}")
+    from .model import encode_position_id
+
+    print(f"  Position ID: {encode_position_id(case.position)}")
+    if case.kind == "legal_plays":
+        exp = case.expected
+        if exp.exact is not None:
+            print(f"  expected legal plays ({len(exp.exact)}):")
+            for text in exp.exact.values():
+                print(f"    {text}")
+        else:
+            print(f"  expected: {exp.count} plays, including {list(exp.includes.values())},"
+                  f" excluding {list(exp.excludes.values())}")
+    else:
+        print(f"  expected: {case.expect}")
+    print(f"  provenance: {case.provenance}")
+    return EXIT_OK
+
+
+def cmd_new_id(args) -> int:
+    suite = load_suite()
+    used = {c.id for c in suite.cases} | set(resources.retired_ids())
+    made = set()
+    while len(made) < args.count:
+        cid = "bg-" + "".join(secrets.choice(ID_ALPHABET) for _ in range(4))
+        if cid not in used:
+            made.add(cid)
+    print("\n".join(sorted(made)))
+    return EXIT_OK
+
+
+def cmd_engines(args) -> int:
+    for name, (_factory, text) in BUILTIN.items():
+        try:
+            engine = get_engine(name)
+            info = engine.describe()
+            engine.close()
+            state = f"installed, version {info.get('version')}"
+        except Exception as exc:
+            state = f"not available: {exc}"
+        print(f"{name:<12} {text}\n{'':<12} {state}")
+    for name, ep in entry_point_engines().items():
+        print(f"{name:<12} entry point {ep.value}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bgconf",
+        description="bgconf: the rules-conformance suite for backgammon engines. Run the bundled "
+                    "cases against an engine, validate case files, or look at cases.",
+        epilog="examples:\n  bgconf run --engine reference\n  bgconf run --engine gnubg --report gnubg.jsonl\n"
+               "  bgconf run --engine reference --tag bear-off\n  bgconf show bg-7Q3K\n"
+               "  bgconf validate my-cases.bgcase.yaml\n\n" + EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"bgconf {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run cases against an engine",
+                         description="Run the suite (or selected cases) against an engine and print"
+                                     " failures, a table per spec section and a summary.",
+                         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("--engine", required=True,
+                     help="reference, gnubg, python:module:factory, or an engine registered in the "
+                          "bgconf.engines entry point group (see bgconf engines)")
+    run.add_argument("--case", action="append", metavar="ID", help="run only this case id (repeatable)")
+    run.add_argument("--tag", action="append", metavar="T", help="run only cases with this tag (repeatable)")
+    run.add_argument("--spec", action="append", metavar="ANCHOR",
+                     help="run only cases naming this anchor or section, e.g. bearoff or move.larger-die")
+    run.add_argument("--report", metavar="FILE.jsonl", help="write the JSON Lines report of record")
+    run.add_argument("--cases", action="append", metavar="PATH",
+                     help="case files or directories instead of the bundled suite (repeatable)")
+    run.add_argument("--max-failures", type=int, default=20, metavar="N",
+                     help="show at most N failures in full (default 20)")
+    run.add_argument("-v", "--verbose", action="store_true", help="also list unsupported cases")
+    run.set_defaults(func=cmd_run)
+
+    val = sub.add_parser("validate", help="check case files (schema, semantics, expected values)",
+                         description="Check case files: YAML, the JSON Schema, semantic checks (valid "
+                                     "positions, notation, anchors, tags, unique ids), then re-check every "
+                                     "expected value on the reference engine.",
+                         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    val.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: the bundled suite)")
+    val.add_argument("--no-reference", action="store_true", help="skip the re-check on the reference engine")
+    val.set_defaults(func=cmd_validate)
+
+    lst = sub.add_parser("list", help="list cases: id, kind, spec anchors, title")
+    lst.add_argument("--tag", action="append", metavar="T")
+    lst.add_argument("--spec", action="append", metavar="ANCHOR")
+    lst.add_argument("--cases", action="append", metavar="PATH")
+    lst.set_defaults(func=cmd_list)
+
+    show = sub.add_parser("show", help="show one case: board diagram, dice, expectation")
+    show.add_argument("id")
+    show.add_argument("--cases", action="append", metavar="PATH")
+    show.set_defaults(func=cmd_show)
+
+    new = sub.add_parser("new-id", help="print fresh case ids")
+    new.add_argument("-n", "--count", type=int, default=1)
+    new.set_defaults(func=cmd_new_id)
+
+    eng = sub.add_parser("engines", help="list the engines bgconf knows and whether they are installed")
+    eng.set_defaults(func=cmd_engines)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

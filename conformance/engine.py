@@ -1,0 +1,122 @@
+"""The engine interface and how engines are found (DESIGN.md section 6).
+
+A request is a plain dict such as::
+
+    {"kind": "legal_plays", "case": "bg-7Q3K", "rules": {},
+     "position": {"on_roll": "x", "x": {"points": {"13": 1, "6": 14}, "bar": 0, "off": 0},
+                  "o": {...}},
+     "dice": [6, 5]}
+
+A reply is ``{"result": ...}``, ``{"unsupported": "why"}`` or ``{"errored": "message"}``.
+Requests are stateless: rules and position travel with each one.
+
+Results by kind:
+
+- ``legal_plays`` -> ``{"plays": [play, ...]}``, each play a step list
+  (``[[13, 7], [7, 5]]``, 25 = bar, 0 = off, mover's numbering), notation
+  (``"13/7*/5"``) or a resulting position (board form); ``[]`` = no legal play.
+- ``play_check`` (request has ``play`` notation and ``steps``) ->
+  ``{"legal": bool, "reason": code}`` (``reason`` optional; compared when given).
+- ``apply_play`` (request has ``play`` and ``steps``) -> ``{"position": board form}``.
+- ``codec`` (request has ``format: "gnubg_id"``, ``position`` and ``gnubg_id``) ->
+  ``{"encoded": id of position, "decoded": board form of gnubg_id}``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import traceback
+from importlib import metadata
+from typing import Callable
+
+
+class Unsupported(Exception):
+    """Raised by an engine method for a request it cannot answer."""
+
+
+class Engine:
+    """Base class for Python engines: one method per kind, named as the kind.
+
+    Subclasses implement ``describe()`` and any of ``legal_plays``,
+    ``play_check``, ``apply_play``, ``codec`` (each takes the request dict and
+    returns the result dict). ``run`` and ``run_batch`` wrap them into replies.
+    """
+
+    def describe(self) -> dict:
+        """``{"name", "version", "capabilities": [...], "rule_options": {option: [values]},
+        "position_formats": [...]}``."""
+        raise NotImplementedError
+
+    def run(self, request: dict) -> dict:
+        """Answer one request; never raises (a crash becomes ``errored``)."""
+        method = getattr(self, request.get("kind", ""), None)
+        if method is None:
+            return {"unsupported": f"{type(self).__name__} has no {request.get('kind')!r} method"}
+        try:
+            return {"result": method(request)}
+        except Unsupported as exc:
+            return {"unsupported": str(exc)}
+        except Exception as exc:  # an engine's crash is a result, not our crash
+            tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            return {"errored": tb}
+
+    def run_batch(self, requests: list[dict]) -> list[dict]:
+        """Answer many requests in order (engines that talk to a process batch here)."""
+        return [self.run(r) for r in requests]
+
+    def close(self) -> None:
+        """Release processes or files; idempotent."""
+
+
+def _reference() -> Engine:
+    from conformance.adapters.reference import ReferenceEngine
+
+    return ReferenceEngine()
+
+
+def _gnubg() -> Engine:
+    from conformance.adapters.gnubg import GnubgEngine
+
+    return GnubgEngine()
+
+
+BUILTIN: dict[str, tuple[Callable[[], Engine], str]] = {
+    "reference": (_reference, "the reference engine (reference_impl), in-process"),
+    "gnubg": (_gnubg, "GNU Backgammon, the gnubg program driven headless (apt-get install gnubg)"),
+}
+
+
+class EngineNotFound(LookupError):
+    """No engine of that name (message lists the known ones)."""
+
+
+def entry_point_engines() -> dict[str, metadata.EntryPoint]:
+    """Engines registered by installed packages in the ``bgconf.engines`` group."""
+    return {ep.name: ep for ep in metadata.entry_points(group="bgconf.engines")}
+
+
+def get_engine(name: str) -> Engine:
+    """Make the engine called ``name``: a built-in (``reference``, ``gnubg``),
+    ``python:pkg.module:factory``, or an entry point of group ``bgconf.engines``.
+
+    Raises EngineNotFound, or the engine's own error if it cannot start
+    (e.g. ``conformance.adapters.EngineUnavailable``).
+    """
+    if name in BUILTIN:
+        return BUILTIN[name][0]()
+    if name.startswith("python:"):
+        target = name[len("python:"):]
+        module_name, _, attr = target.partition(":")
+        if not attr:
+            raise EngineNotFound(f"{name!r}: write python:package.module:factory")
+        try:
+            module = importlib.import_module(module_name)
+            factory = getattr(module, attr)
+        except (ImportError, AttributeError) as exc:
+            raise EngineNotFound(f"{name!r}: {exc}") from None
+        return factory()
+    eps = entry_point_engines()
+    if name in eps:
+        return eps[name].load()()
+    known = sorted(BUILTIN) + sorted(eps)
+    raise EngineNotFound(f"unknown engine {name!r}; known: {', '.join(known)}, or python:module:factory")

@@ -1,0 +1,27 @@
+"""The spec's data types: positions, dice, plays, notation and codecs.
+
+Imports nothing else of bgconf (DESIGN.md section 1).
+"""
+
+from .errors import CodecError, DiceError, ModelError, NotationError, PositionError
+from .gnubg_id import decode_position_id, encode_position_id
+from .play import (
+    Step,
+    apply_steps,
+    dice_moves,
+    format_play,
+    notation_to_position,
+    parse_dice,
+    parse_play,
+    play_to_position,
+    point_name,
+)
+from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_sides, other
+
+__all__ = [
+    "BAR", "CHECKERS", "OFF", "SIDES", "START_POINTS", "CodecError", "DiceError", "ModelError",
+    "NotationError", "Position", "PositionError", "Step", "apply_steps", "check_sides",
+    "decode_position_id", "dice_moves", "encode_position_id", "format_play",
+    "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
+    "point_name",
+]

@@ -1,0 +1,230 @@
+"""Dice, plays, notation, and applying steps with physical checks only.
+
+A *step* (a move) is ``(from, to)`` in the mover's numbering: 25 = bar,
+0 = off. A *play* is the steps of one roll. Applying steps here checks only
+what is physically possible (a checker stands on the source; the landing point
+is not held by two or more opposing checkers, which would make a shared point;
+a single opposing checker there is hit). Whether the play is *legal* is the
+reference engine's business, not this module's.
+
+Notation (spec: format.notation): ``24/18 13/11``, ``bar/22``, ``6/off``,
+``13/7*/5``, ``8/5(2)``; ``*`` is optional on input but must be true where
+present; a point not written inside a chain is taken as not hitting.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any, Iterable, Sequence
+
+from .errors import DiceError, NotationError
+from .position import BAR, OFF, Position, other
+
+Step = tuple[int, int]
+
+_BAR_WORDS = {"bar", "b", "ba", "25"}
+_OFF_WORDS = {"off", "o", "of", "0"}
+_EMPTY_WORDS = {"", "none", "pass", "-", "no play"}
+_TOKEN = re.compile(r"^(?P<chain>[^()]+?)(?:\((?P<count>\d)\))?$")
+
+
+# -- dice -------------------------------------------------------------------
+def parse_dice(value: Any) -> tuple[int, int]:
+    """Parse a roll: ``[6, 5]``, ``(6, 5)``, ``"65"``, ``"6-5"`` -> ``(6, 5)``.
+
+    The order is kept as given (it never matters to the rules). Raises DiceError.
+    """
+    if isinstance(value, str):
+        digits = [c for c in value if not c.isspace() and c not in "-,/"]
+        value = [int(c) if c.isdigit() else c for c in digits]
+    if (not isinstance(value, (list, tuple)) or len(value) != 2
+            or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)):
+        raise DiceError(f"a roll is two dice of 1..6 such as [6, 5], not {value!r}")
+    return (value[0], value[1])
+
+
+def dice_moves(dice: Sequence[int]) -> list[int]:
+    """The die values a roll gives: two for a non-double, four for a double
+    (spec: move.doubles)."""
+    d1, d2 = dice
+    return [d1] * 4 if d1 == d2 else [d1, d2]
+
+
+# -- physical application -------------------------------------------------------
+def _move(me: list[int], opp: list[int], src: int, dst: int, who: str) -> bool:
+    """Move one checker of ``me`` from src to dst; return True if it hit a blot."""
+    if not (1 <= src <= 25 and 0 <= dst <= 24 and dst < src):
+        raise NotationError(
+            f"{point_name(src)}/{point_name(dst)} is not a forward move (checkers of {who}"
+            f" move from higher to lower points in their own numbering)")
+    if me[src] == 0:
+        where = "on the bar" if src == BAR else f"on point {src}"
+        raise NotationError(f"{point_name(src)}/{point_name(dst)}: {who} has no checker {where}")
+    hit = False
+    if dst != OFF:
+        q = 25 - dst
+        if opp[q] >= 2:
+            raise NotationError(
+                f"{point_name(src)}/{point_name(dst)}: point {dst} is held by {opp[q]}"
+                f" opposing checkers")
+        if opp[q] == 1:
+            opp[q] = 0
+            opp[BAR] += 1
+            hit = True
+    me[src] -= 1
+    me[dst] += 1
+    return hit
+
+
+def apply_steps(position: Position, steps: Iterable[Sequence[int]]) -> Position:
+    """Apply steps for the side on roll, physically; return the position with the
+    turn passed to the other side.
+
+    ``steps``: iterable of ``(from, to)`` (25 = bar, 0 = off), in order.
+    Raises NotationError naming the first step that is physically impossible.
+    """
+    me, opp = list(position.mover), list(position.opponent)
+    for step in steps:
+        if len(step) != 2:
+            raise NotationError(f"a step is [from, to], not {list(step)!r}")
+        _move(me, opp, int(step[0]), int(step[1]), position.on_roll)
+    return Position.from_mover(position.on_roll, tuple(me), tuple(opp)).passed()
+
+
+# -- notation parsing -----------------------------------------------------------
+def point_name(p: int) -> str:
+    """25 -> ``bar``, 0 -> ``off``, others -> the number."""
+    return "bar" if p == BAR else "off" if p == OFF else str(p)
+
+
+def _parse_point(word: str, token: str, first: bool) -> int:
+    w = word.lower()
+    if w in _BAR_WORDS and first:
+        return BAR
+    if w in _OFF_WORDS and not first:
+        return OFF
+    if w.isdigit() and 1 <= int(w) <= 24:
+        return int(w)
+    raise NotationError(f"unknown point {word!r} in {token!r} (points are 1..24, bar, off)")
+
+
+def parse_play(text: str) -> list[tuple[list[int], list[bool]]]:
+    """Parse notation into chains: ``[(points, hit_marks), ...]``.
+
+    ``points`` is the path of one checker (``[13, 7, 5]`` for ``13/7*/5``);
+    ``hit_marks[i]`` is True where ``*`` follows ``points[i + 1]``. A count
+    ``(n)`` repeats the chain n times. Raises NotationError naming the token.
+    """
+    if not isinstance(text, str):
+        raise NotationError(f"a play in notation is a string, not {text!r}")
+    if text.strip().lower() in _EMPTY_WORDS:
+        return []
+    chains = []
+    for token in re.split(r"[\s,]+", text.strip()):
+        if not token:
+            continue
+        m = _TOKEN.match(token)
+        if not m or "/" not in m.group("chain"):
+            raise NotationError(f"cannot read {token!r}: a move is from/to, e.g. 13/7 or bar/22")
+        parts = m.group("chain").split("/")
+        if any(not p for p in parts):
+            raise NotationError(f"cannot read {token!r}: empty point between slashes")
+        points, marks = [], []
+        for i, part in enumerate(parts):
+            star = part.endswith("*")
+            word = part.rstrip("*")
+            if star and i == 0:
+                raise NotationError(f"cannot read {token!r}: '*' marks a landing point, not a start")
+            points.append(_parse_point(word, token, first=(i == 0)))
+            if i:
+                marks.append(star)
+        for a, b in zip(points, points[1:]):
+            if b >= a:
+                raise NotationError(
+                    f"{token!r}: {point_name(a)}/{point_name(b)} does not move forward")
+            if a == OFF:
+                raise NotationError(f"{token!r}: nothing moves on from off")
+        count = int(m.group("count") or 1)
+        if not 1 <= count <= 4:
+            raise NotationError(f"{token!r}: a repeat count is 1..4")
+        chains.extend([(points, marks)] * count)
+    return chains
+
+
+def _apply_chains(position: Position, chains, order) -> Position:
+    me, opp = list(position.mover), list(position.opponent)
+    for i in order:
+        points, marks = chains[i]
+        for a, b, star in zip(points, points[1:], marks):
+            hit = _move(me, opp, a, b, position.on_roll)
+            if star and not hit:
+                raise NotationError(
+                    f"{point_name(a)}/{point_name(b)}*: there is no blot of"
+                    f" {other(position.on_roll)} on point {b} to hit")
+    return Position.from_mover(position.on_roll, tuple(me), tuple(opp)).passed()
+
+
+def notation_to_position(position: Position, text: str) -> Position:
+    """Resulting position (turn passed) of a play written in notation.
+
+    Moves are applied in the written order, or in the first other order that is
+    physically possible (``6/2 8/6`` with no checker on 6 works as 8/6 then 6/2).
+    Raises NotationError (unreadable token, impossible move, false ``*``).
+    """
+    chains = parse_play(text)
+    first_error: NotationError | None = None
+    for order in itertools.permutations(range(len(chains))):
+        try:
+            return _apply_chains(position, chains, order)
+        except NotationError as exc:
+            first_error = first_error or exc
+    assert first_error is not None
+    raise first_error
+
+
+def play_to_position(position: Position, play: Any) -> Position:
+    """Resulting position of a play given as notation (str), a step list
+    (``[[13, 7], [7, 5]]``) or a resulting position (board-form dict, in which
+    case it is only parsed). Raises a ModelError subclass."""
+    if isinstance(play, str):
+        return notation_to_position(position, play)
+    if isinstance(play, dict):
+        if "steps" in play and len(play) == 1:
+            return apply_steps(position, play["steps"])
+        return Position.from_dict(play)
+    if isinstance(play, (list, tuple)):
+        return apply_steps(position, play)
+    raise NotationError(f"a play is notation, a step list or a position, not {play!r}")
+
+
+# -- canonical formatting -------------------------------------------------------
+def format_play(position: Position, steps: Sequence[Sequence[int]]) -> str:
+    """Canonical notation of a step list played from ``position``.
+
+    One checker's consecutive steps are chained; intermediate points are kept
+    only where a blot was hit; chains are sorted from the highest source (then
+    the highest destination); identical chains merge with a count: ``8/5(2)``.
+    An empty play is ``none``. Raises NotationError if a step is impossible.
+    """
+    me, opp = list(position.mover), list(position.opponent)
+    chains: list[list[tuple[int, bool]]] = []  # [(point, hit_on_landing)], first = source
+    for src, dst in steps:
+        hit = _move(me, opp, src, dst, position.on_roll)
+        for chain in chains:
+            if chain[-1][0] == src and src != OFF:
+                chain.append((dst, hit))
+                break
+        else:
+            chains.append([(src, False), (dst, hit)])
+    texts = []
+    for chain in chains:
+        kept = [chain[0]] + [c for c in chain[1:-1] if c[1]] + [chain[-1]]
+        texts.append(((chain[0][0], chain[-1][0]),
+                      "/".join(point_name(p) + ("*" if h else "") for p, h in kept)))
+    texts.sort(key=lambda t: t[0], reverse=True)
+    out: list[str] = []
+    for text, group in itertools.groupby(t for _, t in texts):
+        n = len(list(group))
+        out.append(text if n == 1 else f"{text}({n})")
+    return " ".join(out) if out else "none"

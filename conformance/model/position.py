@@ -1,0 +1,222 @@
+"""Positions: the board as both sides see it.
+
+A side's checkers are a tuple of 26 counts in that side's OWN numbering
+(spec: board.points): index 0 = borne off, 1..24 = points, 25 = bar. A side's
+point ``p`` is the other side's point ``25 - p``. Checkers move from higher to
+lower indices; bearing off is a move to index 0.
+
+The board form used in case files and engine requests (spec: format.board)::
+
+    {"on_roll": "x",
+     "x": {"points": {24: 2, 13: 5, 8: 3, 6: 5}, "bar": 0, "off": 0},
+     "o": {"points": {24: 2, 13: 5, 8: 3, 6: 5}}}
+
+``off`` is derived (15 minus the rest) and checked when given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import PositionError
+
+SIDES = ("x", "o")
+OFF = 0
+BAR = 25
+CHECKERS = 15
+START_POINTS = {24: 2, 13: 5, 8: 3, 6: 5}
+
+
+def other(side: str) -> str:
+    """The other side's name: ``"x"`` <-> ``"o"``."""
+    return "o" if side == "x" else "x"
+
+
+def _side_from_points(points: Mapping[int, int], bar: int = 0) -> tuple[int, ...]:
+    board = [0] * 26
+    for p, n in points.items():
+        board[p] = n
+    board[BAR] = bar
+    board[OFF] = CHECKERS - sum(board[1:])
+    return tuple(board)
+
+
+START_SIDE = _side_from_points(START_POINTS)
+
+
+def check_sides(x: tuple[int, ...], o: tuple[int, ...]) -> None:
+    """Raise PositionError unless ``x`` and ``o`` form a valid position.
+
+    Checks (spec: board.checkers): 26 non-negative counts per side summing to 15
+    (off included), and no point held by both sides (x's p is o's 25 - p).
+    """
+    for name, side in (("x", x), ("o", o)):
+        if len(side) != 26:
+            raise PositionError(f"side {name} has {len(side)} slots, expected 26")
+        if any((not isinstance(n, int)) or n < 0 for n in side):
+            raise PositionError(f"side {name} has a negative or non-integer count")
+        on_board = sum(side[1:])
+        if on_board > CHECKERS:
+            raise PositionError(
+                f"side {name} has {on_board} checkers on the board and bar; at most {CHECKERS}")
+        if sum(side) != CHECKERS:
+            raise PositionError(
+                f"side {name}: {on_board} on the board and bar plus {side[OFF]} off"
+                f" is not {CHECKERS}")
+    for p in range(1, 25):
+        if x[p] and o[25 - p]:
+            raise PositionError(
+                f"point shared by both sides: x has {x[p]} on its {p}-point"
+                f" and o has {o[25 - p]} on its {25 - p}-point (the same point)")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A backgammon position: both sides' checkers and the side on roll.
+
+    ``x`` and ``o`` are 26-tuples (index 0 off, 1..24 points, 25 bar), each in
+    its own numbering. Construction validates (raises PositionError).
+    Two positions are equal iff board, bars, off and side on roll are equal.
+    """
+
+    on_roll: str
+    x: tuple[int, ...]
+    o: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if self.on_roll not in SIDES:
+            raise PositionError(f"on_roll must be 'x' or 'o', not {self.on_roll!r}")
+        check_sides(self.x, self.o)
+
+    # -- constructors -------------------------------------------------------
+    @classmethod
+    def start(cls, on_roll: str = "x") -> "Position":
+        """The starting position (spec: setup.start)."""
+        return cls(on_roll, START_SIDE, START_SIDE)
+
+    @classmethod
+    def from_mover(cls, on_roll: str, mover: tuple[int, ...], opponent: tuple[int, ...]) -> "Position":
+        """Build from the side on roll and its opponent (each a 26-tuple)."""
+        if on_roll == "x":
+            return cls("x", tuple(mover), tuple(opponent))
+        return cls("o", tuple(opponent), tuple(mover))
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Position":
+        """Parse the board form, ``"start"``, or ``{"gnubg_id": ...}``.
+
+        Raises PositionError naming the offending field.
+        """
+        if data == "start":
+            return cls.start()
+        if not isinstance(data, Mapping):
+            raise PositionError(f"a position is 'start' or a mapping, not {data!r}")
+        if "gnubg_id" in data:
+            from .gnubg_id import decode_position_id
+
+            return decode_position_id(data["gnubg_id"], on_roll=str(data.get("on_roll", "x")))
+        on_roll = data.get("on_roll", "x")
+        sides = {}
+        for name in SIDES:
+            spec = data.get(name)
+            if not isinstance(spec, Mapping):
+                raise PositionError(f"position needs side {name!r} as a mapping with 'points'")
+            sides[name] = _parse_side(name, spec)
+        return cls(on_roll, sides["x"], sides["o"])
+
+    # -- views -------------------------------------------------------------
+    @property
+    def mover(self) -> tuple[int, ...]:
+        """The side on roll's 26-tuple."""
+        return self.x if self.on_roll == "x" else self.o
+
+    @property
+    def opponent(self) -> tuple[int, ...]:
+        """The side not on roll's 26-tuple."""
+        return self.o if self.on_roll == "x" else self.x
+
+    def side(self, name: str) -> tuple[int, ...]:
+        """The 26-tuple of side ``name`` (``"x"`` or ``"o"``)."""
+        return self.x if name == "x" else self.o
+
+    def pips(self, name: str) -> int:
+        """Pip count of side ``name``: sum of point number times checkers, bar = 25."""
+        return sum(i * n for i, n in enumerate(self.side(name)))
+
+    def with_turn(self, on_roll: str) -> "Position":
+        """The same board with ``on_roll`` to play."""
+        return Position(on_roll, self.x, self.o)
+
+    def passed(self) -> "Position":
+        """The same board with the other side on roll."""
+        return Position(other(self.on_roll), self.x, self.o)
+
+    def swap_colours(self) -> "Position":
+        """The same game with the names x and o exchanged (board and turn)."""
+        return Position(other(self.on_roll), self.o, self.x)
+
+    def to_dict(self) -> dict:
+        """The board form (sparse points, bar and off always given)."""
+        out: dict = {"on_roll": self.on_roll}
+        for name in SIDES:
+            s = self.side(name)
+            out[name] = {
+                "points": {p: s[p] for p in range(24, 0, -1) if s[p]},
+                "bar": s[BAR],
+                "off": s[OFF],
+            }
+        return out
+
+    def to_wire(self) -> dict:
+        """The board form with string point keys, as JSON carries it."""
+        d = self.to_dict()
+        for name in SIDES:
+            d[name]["points"] = {str(p): n for p, n in d[name]["points"].items()}
+        return d
+
+    def __str__(self) -> str:
+        def fmt(s: tuple[int, ...]) -> str:
+            parts = [f"{p}:{s[p]}" for p in range(24, 0, -1) if s[p]]
+            if s[BAR]:
+                parts.insert(0, f"bar:{s[BAR]}")
+            if s[OFF]:
+                parts.append(f"off:{s[OFF]}")
+            return "{" + " ".join(parts) + "}"
+
+        return f"{self.on_roll} on roll; x {fmt(self.x)}; o {fmt(self.o)}"
+
+
+def _parse_side(name: str, spec: Mapping) -> tuple[int, ...]:
+    unknown = set(spec) - {"points", "bar", "off"}
+    if unknown:
+        raise PositionError(f"side {name}: unknown key(s) {sorted(unknown)}; use points, bar, off")
+    points = spec.get("points") or {}
+    if not isinstance(points, Mapping):
+        raise PositionError(f"side {name}: points must be a mapping point -> count")
+    board = [0] * 26
+    for key, n in points.items():
+        try:
+            p = int(key)
+        except (TypeError, ValueError):
+            raise PositionError(f"side {name}: point {key!r} is not a number 1..24") from None
+        if not 1 <= p <= 24:
+            raise PositionError(f"side {name}: point {p} is outside 1..24 (use bar: and off:)")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise PositionError(f"side {name}: point {p} has count {n!r}; counts are integers >= 0")
+        board[p] = n
+    bar = spec.get("bar", 0)
+    if not isinstance(bar, int) or isinstance(bar, bool) or bar < 0:
+        raise PositionError(f"side {name}: bar {bar!r} is not an integer >= 0")
+    board[BAR] = bar
+    on_board = sum(board[1:])
+    if on_board > CHECKERS:
+        raise PositionError(
+            f"side {name} has {on_board} checkers on the board and bar; at most {CHECKERS}")
+    off = CHECKERS - on_board
+    if "off" in spec and spec["off"] != off:
+        raise PositionError(
+            f"side {name}: off is given as {spec['off']!r} but {on_board} checkers are on the"
+            f" board and bar, so off must be {off}")
+    board[OFF] = off
+    return tuple(board)

@@ -1,0 +1,160 @@
+"""pytest plugin (entry point ``pytest11``; DESIGN.md section 9).
+
+- ``pytest --bg-engine E`` adds the bundled suite as test items with node ids
+  ``cases/<file>.yaml::<id>``; ``-k``, ``-m``, ``--deselect`` and
+  ``--junitxml`` work as usual.
+- Any ``*.bgcase.yaml`` file under the collected paths is collected too (run on
+  ``--bg-engine``, or on the reference engine when none is given).
+- Each case tag becomes a marker (``-m bear_off``), and so does the kind.
+- A failure shows the board diagram, the dice, the spec clause and the missing
+  and extra plays; an unsupported case is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .cases import Case, case_files, load_file
+from .compare import compare
+from .engine import get_engine
+from .report import failure_text
+from .runner import CaseResult, unsupported_reason
+
+_ENGINES = pytest.StashKey[dict]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("bgconf", "backgammon rules conformance (bgconf)")
+    group.addoption("--bg-engine", metavar="ENGINE", default=None,
+                    help="run the bundled bgconf suite against ENGINE (reference, gnubg, "
+                         "python:module:factory, or a bgconf.engines entry point)")
+    group.addoption("--bg-no-suite", action="store_true", default=False,
+                    help="with --bg-engine: run only *.bgcase.yaml files found, not the bundled suite")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_ENGINES] = {}
+    config.addinivalue_line("markers", "bgconf: a bgconf conformance case")
+    from . import resources
+    from .cases import KIND_REQUIRES
+
+    for name in sorted(set(resources.registered_tags()) | set(KIND_REQUIRES)):
+        config.addinivalue_line("markers", f"{name.replace('-', '_')}: bgconf cases tagged or of kind {name}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for engine, _info, _replies in config.stash.get(_ENGINES, {}).values():
+        engine.close()
+
+
+class CaseLoadError(Exception):
+    """A case file's problems, reported as one collection error."""
+
+
+class BgCaseFile(pytest.File):
+    """A YAML file of cases."""
+
+    def collect(self):
+        cases, errors = load_file(self.path)
+        if errors:
+            # the file's good cases still run; its problems fail one item of their own
+            yield BgLoadErrors.from_parent(self, name="load-errors", errors=errors)
+        for case in cases:
+            item = BgCaseItem.from_parent(self, name=case.id, case=case)
+            item.add_marker(pytest.mark.bgconf)
+            for tag in case.tags:
+                item.add_marker(getattr(pytest.mark, tag.replace("-", "_")))
+            item.add_marker(getattr(pytest.mark, case.kind))
+            yield item
+
+
+class BgLoadErrors(pytest.Item):
+    """Fails with the file's load errors (file:line: case id: message, one per line)."""
+
+    def __init__(self, *, errors, **kwargs):
+        super().__init__(**kwargs)
+        self.errors = errors
+
+    def runtest(self) -> None:
+        raise CaseLoadError("\n".join(str(e) for e in self.errors))
+
+    def repr_failure(self, excinfo, style=None):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, 0, "case file errors"
+
+
+class CaseFailed(Exception):
+    """The engine's answer does not match the case."""
+
+
+class BgCaseItem(pytest.Item):
+    """One case run on the session's engine."""
+
+    def __init__(self, *, case: Case, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+
+    @property
+    def engine_name(self) -> str:
+        return self.config.getoption("--bg-engine") or "reference"
+
+    def _engine(self):
+        engines = self.config.stash[_ENGINES]
+        name = self.engine_name
+        if name not in engines:
+            engine = get_engine(name)
+            engines[name] = (engine, engine.describe(), {})
+        return engines[name]
+
+    def _reply(self, engine, replies: dict) -> dict:
+        if self.case.id not in replies:
+            # answer every collected case of this engine in one batch (one process round trip)
+            batch = [i.case for i in self.session.items
+                     if isinstance(i, BgCaseItem) and i.case.id not in replies]
+            info = engine.describe()
+            batch = [c for c in batch if unsupported_reason(c, info) is None] or [self.case]
+            for c, reply in zip(batch, engine.run_batch([c.request() for c in batch])):
+                replies[c.id] = reply
+        return replies.pop(self.case.id)
+
+    def runtest(self) -> None:
+        engine, info, replies = self._engine()
+        why = unsupported_reason(self.case, info)
+        if why:
+            pytest.skip(f"unsupported: {why}")
+        outcome = compare(self.case, self._reply(engine, replies))
+        if outcome.status == "unsupported":
+            pytest.skip(f"unsupported: {outcome.message}")
+        if outcome.status != "pass":
+            raise CaseFailed(failure_text(CaseResult(self.case, outcome, 0.0), self.engine_name))
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(CaseFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.case.line - 1, f"{self.case.id}: {self.case.title}"
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.name.endswith(".bgcase.yaml"):
+        return BgCaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """Add the bundled suite (before -k, -m and --deselect filter the items)."""
+    if not config.getoption("--bg-engine") or config.getoption("--bg-no-suite"):
+        return
+    from .cases import display_path
+
+    for path in case_files():
+        node = BgCaseFile.from_parent(session, path=path, nodeid=display_path(path))
+        collected = session.genitems(node)
+        items.extend(collected)

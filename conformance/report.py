@@ -1,0 +1,91 @@
+"""Reports: the JSON Lines report of record and the terminal rendering.
+
+JSON Lines (DESIGN.md section 8): a ``header`` line (suite version and content
+hash, engine identity and capabilities), one ``case`` line per case, a
+``footer`` line with counts, wall time, and ``incomplete`` when the run was cut
+short.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+from typing import IO, Iterable
+
+from . import __version__, resources
+from .compare import STATUSES
+from .diagram import board_diagram
+from .runner import CaseResult
+
+
+def header(engine_info: dict, content_hash: str, argv: list[str] | None = None) -> dict:
+    return {"type": "header", "suite_version": __version__, "content_hash": content_hash,
+            "engine": engine_info, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "argv": argv or []}
+
+
+def case_line(r: CaseResult) -> dict:
+    line = {"type": "case", "id": r.case.id, "file": r.case.file, "kind": r.case.kind,
+            "spec": list(r.case.spec), "level": r.case.level, "status": r.status,
+            "ms": round(r.ms, 3)}
+    if r.outcome.message:
+        line["message"] = r.outcome.message
+    if r.outcome.missing:
+        line["missing"] = r.outcome.missing
+    if r.outcome.extra:
+        line["extra"] = r.outcome.extra
+    return line
+
+
+def footer(results: list[CaseResult], wall_s: float, incomplete: bool = False) -> dict:
+    counts = Counter(r.status for r in results)
+    return {"type": "footer", "counts": {s: counts.get(s, 0) for s in STATUSES},
+            "total": len(results), "wall_s": round(wall_s, 3), "incomplete": incomplete}
+
+
+def write_jsonl(out: IO[str], lines: Iterable[dict]) -> None:
+    for line in lines:
+        out.write(json.dumps(line, sort_keys=False) + "\n")
+
+
+def section_table(results: list[CaseResult]) -> str:
+    """Counts per spec section (a case counts in every section its anchors name)."""
+    table: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        for section in dict.fromkeys(a.split(".", 1)[0] for a in r.case.spec):
+            table[section][r.status] += 1
+    shown = [s for s in ("pass", "fail", "errored", "unsupported", "timeout", "xfail", "xpass")
+             if any(c[s] for c in table.values())] or ["pass"]
+    width = max([len(s) for s in table] + [7])
+    lines = [f"  {'section':<{width}} " + " ".join(f"{s:>11}" for s in shown)]
+    for section in sorted(table):
+        lines.append(f"  {section:<{width}} " + " ".join(f"{table[section][s]:>11}" for s in shown))
+    return "\n".join(lines)
+
+
+def failure_text(r: CaseResult, engine_name: str) -> str:
+    """What a user needs to act on one failure: case, rule, board, dice, missing and
+    extra plays, and the command that re-runs it."""
+    case = r.case
+    clauses = resources.spec_clauses()
+    lines = [f"{r.status.upper()} {case.nodeid} {case.title}"]
+    for anchor in case.spec:
+        lines.append(f"  spec {anchor}: {clauses.get(anchor, '')}".rstrip())
+    lines.append(board_diagram(case.position, case.dice))
+    if case.play:
+        lines.append(f"  play: {case.play}")
+    if r.outcome.missing:
+        lines.append("  missing plays (legal, not returned): " + ", ".join(r.outcome.missing))
+    if r.outcome.extra:
+        lines.append("  extra plays (returned, not legal):   " + ", ".join(r.outcome.extra))
+    if r.outcome.message:
+        lines.append(f"  {r.outcome.message}")
+    lines.append(f"  re-run: bgconf run --engine {engine_name} --case {case.id}")
+    return "\n".join(lines)
+
+
+def summary_line(results: list[CaseResult], wall_s: float) -> str:
+    counts = Counter(r.status for r in results)
+    parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
+    return f"{len(results)} cases: " + (", ".join(parts) or "none") + f" in {wall_s:.2f} s"

@@ -1,0 +1,93 @@
+"""Running cases against an engine.
+
+The runner asks the engine what it can answer (``describe()``), marks cases it
+cannot answer ``unsupported`` without asking, sends the rest in batches, and
+compares each reply with the case (``compare``). An engine that raises, hangs
+or answers nonsense makes that case ``errored``; the run goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from .cases import Case
+from .compare import Outcome, compare
+from .engine import Engine
+
+
+@dataclass
+class CaseResult:
+    """One case's result: the case, its outcome and the time spent (ms, batch share)."""
+
+    case: Case
+    outcome: Outcome
+    ms: float
+
+    @property
+    def status(self) -> str:
+        return self.outcome.status
+
+
+def unsupported_reason(case: Case, info: dict) -> str | None:
+    """Why an engine described by ``info`` cannot answer ``case``, or None."""
+    caps = set(info.get("capabilities", []))
+    missing = [c for c in case.requires if c not in caps]
+    if missing:
+        return f"engine does not declare capability {', '.join(missing)}"
+    options = info.get("rule_options", {})
+    for name, value in case.rules.items():
+        if value not in options.get(name, []):
+            return f"engine does not support rule option {name}={value!r}"
+    return None
+
+
+def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
+              progress: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+    """Run ``cases`` on ``engine``; return one CaseResult per case, in order.
+
+    ``progress`` is called after each result. Never raises for engine faults.
+    """
+    info = engine.describe()
+    cases = list(cases)
+    results: dict[int, CaseResult] = {}
+    todo: list[int] = []
+    for i, case in enumerate(cases):
+        why = unsupported_reason(case, info)
+        if why:
+            results[i] = CaseResult(case, Outcome("unsupported", why), 0.0)
+            if progress:
+                progress(results[i])
+        else:
+            todo.append(i)
+    for start in range(0, len(todo), batch_size):
+        chunk = todo[start:start + batch_size]
+        t0 = time.perf_counter()
+        try:
+            replies = engine.run_batch([cases[i].request() for i in chunk])
+        except Exception as exc:  # the adapter itself failed: every case of the batch errored
+            replies = [{"errored": f"engine failed: {type(exc).__name__}: {exc}"}] * len(chunk)
+        if len(replies) != len(chunk):
+            replies = [{"errored": f"engine answered {len(replies)} of {len(chunk)} requests"}] * len(chunk)
+        share = (time.perf_counter() - t0) * 1000 / max(len(chunk), 1)
+        for i, reply in zip(chunk, replies):
+            results[i] = CaseResult(cases[i], compare(cases[i], reply), share)
+            if progress:
+                progress(results[i])
+    return [results[i] for i in range(len(cases))]
+
+
+def select(cases: Iterable[Case], ids: list[str] | None = None, tags: list[str] | None = None,
+           spec: list[str] | None = None) -> list[Case]:
+    """Filter cases by id, tag, or spec anchor/section prefix (any match keeps a case)."""
+    out = []
+    for case in cases:
+        if ids and case.id not in ids:
+            continue
+        if tags and not set(tags) & set(case.tags):
+            continue
+        if spec and not any(a == s or a.startswith(s + ".") for a in case.spec for s in spec):
+            continue
+        out.append(case)
+    return out
