@@ -190,8 +190,11 @@ def load_file(path: Path, display: str | None = None) -> tuple[list[Case], list[
     try:
         node, data = _compose(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        # the context (e.g. the bracket left open) is where the fix goes, when known
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if getattr(exc, "context", None):
+            problem = f"{problem} ({exc.context})"
         return [], [CaseError(shown, mark.line + 1 if mark else 0, None,
                               f"not valid YAML: {problem}; fix the syntax (indentation, quotes, colons)")]
     schema = resources.case_schema()
