@@ -1,0 +1,124 @@
+"""The bgconf command line, run as a user runs it."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+CASE = """\
+format: 1
+cases:
+  - id: bg-GQQD
+    title: Either die alone but not both, so the larger
+    kind: legal_plays
+    spec: [move.larger-die]
+    tags: [larger-die]
+    position: {on_roll: x, x: {points: {13: 1, 6: 14}}, o: {points: {24: 2, 23: 2, 6: 11}}}
+    dice: [6, 5]
+    expect: {plays: ["13/7"]}
+    provenance: {source: test, verified_by: [reference]}
+  - id: bg-GQQE
+    title: The smaller die alone is illegal
+    kind: play_check
+    spec: [move.larger-die]
+    position: {on_roll: x, x: {points: {13: 1, 6: 14}}, o: {points: {24: 2, 23: 2, 6: 11}}}
+    dice: [6, 5]
+    play: "13/8"
+    expect: {legal: false, reason: must-use-larger-die}
+    provenance: {source: test, verified_by: [reference]}
+"""
+
+
+def bgconf(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, env=env)
+
+
+@pytest.fixture
+def casefile(tmp_path):
+    path = tmp_path / "mine.bgcase.yaml"
+    path.write_text(CASE)
+    return path
+
+
+def test_run_reference_on_the_bundled_suite_passes_everything(tmp_path):
+    report = tmp_path / "r.jsonl"
+    proc = bgconf("run", "--engine", "reference", "--report", str(report), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[0]["engine"]["name"] == "reference"
+    assert len(lines[0]["content_hash"]) == 64
+    assert lines[-1]["type"] == "footer" and lines[-1]["incomplete"] is False
+    cases = lines[1:-1]
+    assert cases and all(c["status"] == "pass" for c in cases)
+    assert lines[-1]["counts"]["pass"] == len(cases)
+    assert "section" in proc.stdout and f"{len(cases)} cases: {len(cases)} pass" in proc.stdout
+
+
+def test_a_broken_engine_fails_with_missing_and_extra_plays(casefile):
+    proc = bgconf("run", "--engine", "python:engines_for_tests:no_larger_die", "--cases", str(casefile))
+    assert proc.returncode == 1
+    assert "FAIL" in proc.stdout and "bg-GQQD" in proc.stdout
+    assert "extra plays (returned, not legal):   13/8" in proc.stdout
+    assert "spec move.larger-die" in proc.stdout
+    assert "re-run: bgconf run --engine python:engines_for_tests:no_larger_die --case bg-GQQD" in proc.stdout
+
+
+@pytest.mark.parametrize("engine,fragment", [("crashing", "RuntimeError: engine bug"),
+                                             ("garbage", "cannot be applied")])
+def test_engine_faults_make_cases_errored_and_the_run_goes_on(casefile, tmp_path, engine, fragment):
+    report = tmp_path / "r.jsonl"
+    proc = bgconf("run", "--engine", f"python:engines_for_tests:{engine}", "--cases", str(casefile),
+                  "--report", str(report))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    statuses = {json.loads(l)["id"]: json.loads(l) for l in report.read_text().splitlines()[1:-1]}
+    assert statuses["bg-GQQD"]["status"] == "errored" and fragment in statuses["bg-GQQD"]["message"]
+    assert statuses["bg-GQQE"]["status"] == "pass"
+
+
+def test_undeclared_capability_is_unsupported_not_failed(casefile):
+    proc = bgconf("run", "--engine", "python:engines_for_tests:moves_only", "--cases", str(casefile), "-v")
+    assert proc.returncode == 0
+    assert "1 pass, 1 unsupported" in proc.stdout
+    assert "engine does not declare capability play-check" in proc.stdout
+
+
+def test_case_and_tag_selection(casefile):
+    proc = bgconf("run", "--engine", "reference", "--cases", str(casefile), "--case", "bg-GQQE")
+    assert proc.returncode == 0 and "1 cases: 1 pass" in proc.stdout
+    proc = bgconf("run", "--engine", "reference", "--cases", str(casefile), "--tag", "larger-die")
+    assert "1 cases: 1 pass" in proc.stdout
+
+
+def test_unknown_case_id_and_engine_are_usage_errors(casefile):
+    assert bgconf("run", "--engine", "reference", "--cases", str(casefile), "--case", "bg-ZZZZ").returncode == 2
+    proc = bgconf("run", "--engine", "nosuch", "--cases", str(casefile))
+    assert proc.returncode == 2 and "unknown engine 'nosuch'" in proc.stderr
+
+
+def test_show_draws_the_board_and_lists_the_plays(casefile):
+    proc = bgconf("show", "bg-GQQD", "--cases", str(casefile))
+    assert proc.returncode == 0
+    assert "X on roll" in proc.stdout and "dice 6-5" in proc.stdout
+    assert "expected legal plays (1):" in proc.stdout and "13/7" in proc.stdout
+
+
+def test_list_and_help():
+    proc = bgconf("list")
+    assert proc.returncode == 0 and proc.stdout.count("bg-") >= 1
+    proc = bgconf("run", "--help")
+    assert "exit codes:" in proc.stdout and "--report" in proc.stdout
+
+
+def test_new_id_gives_unused_ids_from_the_alphabet():
+    proc = bgconf("new-id", "-n", "5")
+    ids = proc.stdout.split()
+    assert len(set(ids)) == 5
+    for cid in ids:
+        assert cid.startswith("bg-") and not set(cid[3:]) & set("0O1I")

@@ -1,0 +1,77 @@
+"""GNU Backgammon as the independent engine: the differential test and the suite run.
+
+Skipped when the gnubg program is not installed, unless BGCONF_REQUIRE_GNUBG=1
+(CI sets it, so there a missing gnubg fails instead of skipping).
+"""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conformance.adapters import EngineUnavailable
+from conformance.cases import load_suite
+from conformance.compare import _engine_plays
+from conformance.model import format_play
+from conformance.runner import run_cases
+from conformance.strategies import dice, positions
+from reference_impl import legal_plays
+
+
+@pytest.fixture(scope="module")
+def gnubg():
+    from conformance.adapters.gnubg import GnubgEngine
+
+    try:
+        engine = GnubgEngine()
+        engine.describe()
+    except EngineUnavailable as exc:
+        if os.environ.get("BGCONF_REQUIRE_GNUBG") == "1":
+            pytest.fail(f"GNU Backgammon is required here: {exc}")
+        pytest.skip(f"GNU Backgammon not installed: {exc}")
+    yield engine
+    engine.close()
+
+
+DIFFERENTIAL_SAMPLES = int(os.environ.get("BGCONF_DIFFERENTIAL_SAMPLES", "2000"))
+
+
+def test_reference_and_gnubg_agree_on_random_positions(gnubg):
+    """Legal-play sets of the reference and GNU Backgammon on random valid positions
+    and rolls: zero mismatches allowed."""
+    samples = []
+
+    @settings(max_examples=DIFFERENTIAL_SAMPLES, database=None, derandomize=True, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(positions(), dice())
+    def draw(pos, roll):
+        samples.append((pos, roll))
+
+    draw()
+    # hypothesis may stop early when it runs out of distinct examples; keep it honest
+    assert len(samples) >= min(DIFFERENTIAL_SAMPLES, 1500)
+    requests = [{"kind": "legal_plays", "case": f"random-{i}", "rules": {},
+                 "position": pos.to_wire(), "dice": list(roll)} for i, (pos, roll) in enumerate(samples)]
+    replies = gnubg.run_batch(requests)
+    mismatches = []
+    for (pos, roll), reply in zip(samples, replies):
+        assert "result" in reply, (str(pos), roll, reply)
+        theirs = set(_engine_plays(pos, reply["result"]))
+        ours = legal_plays(pos, roll)
+        if theirs != set(ours):
+            missing = [format_play(pos, s) for p, s in ours.items() if p not in theirs]
+            extra = [str(p) for p in theirs if p not in ours]
+            mismatches.append(f"{pos} dice {roll}: gnubg lacks {missing}, gnubg adds {extra}")
+    assert not mismatches, f"{len(mismatches)} of {len(samples)} differ:\n" + "\n".join(mismatches[:10])
+
+
+def test_gnubg_passes_the_movement_suite(gnubg):
+    suite = load_suite()
+    assert not suite.errors
+    results = run_cases(gnubg, suite.cases)
+    bad = [f"{r.case.id}: {r.status}: {r.outcome.message}" for r in results
+           if r.status not in ("pass", "unsupported")]
+    assert not bad, "\n".join(bad)
+    passed = sum(r.status == "pass" for r in results)
+    assert passed >= 0.9 * len(results)

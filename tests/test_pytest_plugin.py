@@ -1,0 +1,58 @@
+"""The pytest plugin, run in a separate pytest process as a user runs it."""
+
+import os
+from pathlib import Path
+
+from test_cli import CASE
+
+HERE = Path(__file__).parent
+
+
+def run(pytester, *args):
+    os.environ["PYTHONPATH"] = str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def test_bundled_suite_runs_as_items_with_case_node_ids(pytester):
+    result = run(pytester, "--bg-engine", "reference", "--collect-only", "-q")
+    ids = [line for line in result.outlines if "::bg-" in line]
+    assert ids, result.outlines
+    assert all(line.startswith("cases/") and ".yaml::bg-" in line for line in ids)
+    result = run(pytester, "--bg-engine", "reference", "-q")
+    result.assert_outcomes(passed=len(ids))
+
+
+def test_user_case_files_are_collected_and_failures_are_explained(pytester):
+    pytester.makefile(".bgcase.yaml", mine=CASE)
+    result = run(pytester, "--bg-engine", "python:engines_for_tests:no_larger_die", "--bg-no-suite",
+                 "mine.bgcase.yaml", "--junitxml=out.xml")
+    result.assert_outcomes(passed=1, failed=1)
+    text = result.stdout.str()
+    assert "mine.bgcase.yaml::bg-GQQD" in text
+    assert "X on roll" in text and "dice 6-5" in text
+    assert "spec move.larger-die" in text
+    assert "extra plays (returned, not legal):   13/8" in text
+    assert 'name="bg-GQQD"' in (pytester.path / "out.xml").read_text()
+
+
+def test_keyword_and_marker_selection(pytester):
+    pytester.makefile(".bgcase.yaml", mine=CASE)
+    result = run(pytester, "mine.bgcase.yaml", "-k", "bg-GQQE")
+    result.assert_outcomes(passed=1, deselected=1)
+    result = run(pytester, "mine.bgcase.yaml", "-m", "larger_die")
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_unsupported_case_is_skipped_with_the_reason(pytester):
+    pytester.makefile(".bgcase.yaml", mine=CASE)
+    result = run(pytester, "--bg-engine", "python:engines_for_tests:moves_only", "--bg-no-suite",
+                 "mine.bgcase.yaml", "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    assert "engine does not declare capability play-check" in result.stdout.str()
+
+
+def test_broken_case_file_fails_one_item_and_the_rest_runs(pytester):
+    pytester.makefile(".bgcase.yaml", mine=CASE.replace("    dice: [6, 5]\n    expect: {plays", "    dise: [6, 5]\n    expect: {plays", 1))
+    result = run(pytester, "mine.bgcase.yaml")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "mine.bgcase.yaml:" in result.stdout.str() and "bg-GQQD" in result.stdout.str()
