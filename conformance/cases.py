@@ -58,7 +58,7 @@ class CaseError:
 @dataclass
 class Case:
     """A validated case. ``position`` is a Position; ``dice`` a 2-tuple or None;
-    ``steps`` the play's single-die steps (play_check, apply_play); ``expected``
+    ``steps`` the play's moves as written (play_check, apply_play; a move may span several dice); ``expected``
     the parsed expectation (see ``_semantic``)."""
 
     id: str
@@ -119,8 +119,21 @@ class Suite:
 
 
 # -- YAML with line numbers ----------------------------------------------------
+class _CaseLoader(yaml.SafeLoader):
+    """Safe loader with YAML 1.2 booleans: only true/false, so that ``off:`` and
+    ``on:`` stay strings (YAML 1.1 would read them as False and True)."""
+
+
+_CaseLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_CaseLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
 def _compose(text: str):
-    loader = yaml.SafeLoader(text)
+    loader = _CaseLoader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -257,7 +270,7 @@ def _position(value, path) -> Position:
         raise _Problem(path, f"impossible position: {exc}") from None
 
 
-def _single_die_steps(play: str) -> list[tuple[int, int]]:
+def _written_moves(play: str) -> list[tuple[int, int]]:
     steps = []
     for points, _marks in parse_play(play):
         steps.extend(zip(points, points[1:]))
@@ -290,7 +303,7 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
     expected: Any = None
     try:
         if play is not None:
-            steps = _single_die_steps(play)
+            steps = _written_moves(play)
     except ModelError as exc:
         raise _Problem(["play"], f"bad play notation: {exc}") from None
     if kind == "legal_plays":

@@ -15,8 +15,10 @@ Results by kind:
 - ``legal_plays`` -> ``{"plays": [play, ...]}``, each play a step list
   (``[[13, 7], [7, 5]]``, 25 = bar, 0 = off, mover's numbering), notation
   (``"13/7*/5"``) or a resulting position (board form); ``[]`` = no legal play.
-- ``play_check`` (request has ``play`` notation and ``steps``) ->
+- ``play_check`` (request has ``play`` notation and ``steps``, the moves as
+  written: ``[[13, 5]]`` for ``13/5``, which with 5-3 spans two dice) ->
   ``{"legal": bool, "reason": code}`` (``reason`` optional; compared when given).
+  A play is legal iff its resulting position is a legal play (spec: move.same-play).
 - ``apply_play`` (request has ``play`` and ``steps``) -> ``{"position": board form}``.
 - ``codec`` (request has ``format: "gnubg_id"``, ``position`` and ``gnubg_id``) ->
   ``{"encoded": id of position, "decoded": board form of gnubg_id}``.

@@ -12,7 +12,6 @@ make a legal play: ``must-use-larger-die`` (spec: move.larger-die) or
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -34,45 +33,60 @@ class Verdict:
     reason: str | None = None
 
 
-def _die_fits(src: int, dst: int, die: int) -> bool:
-    if dst == OFF:
-        return die >= src
-    return src - dst == die
+def _routes(segments: Sequence[tuple[int, int]], dice: Sequence[int]):
+    """Every way to play the written segments with the dice of the roll.
 
+    A segment ``(a, b)`` may span several dice when the notation leaves the
+    intermediate points out (``13/5`` with 5-3 is 13/8/5 or 13/10/5). Yields
+    lists of ``(source, die)`` single-die steps; a bear-off die may be larger
+    than the distance left. Routes using exact bear-off dice come first.
+    """
+    def walk(i, left, route):
+        if i == len(segments):
+            yield route
+            return
+        a, b = segments[i]
 
-def _assignments(steps: Sequence[tuple[int, int]], dice: Sequence[int]):
-    """Every way to give each step its own die of the roll (exact bear-off first)."""
-    moves = dice_moves(dice)
-    seen = set()
-    for perm in itertools.permutations(moves, len(steps)) if len(steps) <= len(moves) else ():
-        if perm in seen:
-            continue
-        seen.add(perm)
-        if all(_die_fits(s, d, die) for (s, d), die in zip(steps, perm)):
-            yield perm
+        def chain(at, left, route):
+            for j, die in enumerate(left):
+                if die in left[:j]:
+                    continue  # same die value already tried here
+                rest = left[:j] + left[j + 1:]
+                land = at - die
+                if land == b or (b == OFF and land < 0):
+                    yield from walk(i + 1, rest, route + [(at, die)])
+                if land > max(b, 0):
+                    yield from chain(land, rest, route + [(at, die)])
+
+        yield from chain(a, left, route)
+
+    found = list(walk(0, list(dice_moves(dice)), []))
+    found.sort(key=lambda r: sum(src - die < 0 for src, die in r))
+    return found
 
 
 def play_check(position: Position, dice: Sequence[int], steps: Sequence[Sequence[int]]) -> Verdict:
-    """Verdict on a play given as single-die steps ``[(from, to), ...]`` (25 bar, 0 off).
+    """Verdict on a play given as its moves ``[(from, to), ...]`` (25 bar, 0 off), in
+    the order written; a move may span several dice (``(13, 5)`` with 5-3).
 
     ``dice``: two ints 1..6. Never raises for a valid position; a physically
     impossible step gives ``legal=False`` with its reason.
     """
-    steps = [(int(a), int(b)) for a, b in steps]
+    segments = [(int(a), int(b)) for a, b in steps]
     plays = legal_plays(position, dice)
     try:
-        if apply_steps(position, steps) in plays:
+        if apply_steps(position, segments) in plays:
             return Verdict(True)
     except ModelError:
         pass
-    assignments = sorted(_assignments(steps, dice),
-                         key=lambda perm: sum(d == OFF and die != s for (s, d), die in zip(steps, perm)))
-    if not assignments:
+    routes = _routes(segments, dice)
+    if not routes:
         return Verdict(False, "wrong-dice")
     first_reason = None
-    for perm in assignments:
+    best = max(len(s) for s in plays.values())
+    for route in routes:
         me, opp = list(position.mover), list(position.opponent)
-        for (src, _dst), die in zip(steps, perm):
+        for src, die in route:
             reason = step_error(me, opp, src, die)
             if reason:
                 first_reason = first_reason or reason
@@ -80,8 +94,9 @@ def play_check(position: Position, dice: Sequence[int], steps: Sequence[Sequence
             do_step(me, opp, src, die)
         else:
             # every step legal on its own, yet not a legal play
-            best = max(len(s) for s in plays.values())
-            if len(steps) < best or best == 0:
+            if len(route) < best:
                 return Verdict(False, "must-use-more-dice")
-            return Verdict(False, "must-use-larger-die")
+            if len(route) == 1:
+                return Verdict(False, "must-use-larger-die")
+            first_reason = first_reason or "wrong-dice"
     return Verdict(False, first_reason)

@@ -56,11 +56,12 @@ def test_every_legal_play_uses_as_many_dice_as_possible(pos, roll):
     sequences that use the most dice, then the largest total (game-ending ones count full)."""
     seqs = _all_sequences(pos, roll)
     full = 4 if roll[0] == roll[1] else 2
+    total = full * roll[0] if roll[0] == roll[1] else sum(roll)
 
     def rank(seq):
         me, _opp, steps = seq
         if me[OFF] == 15:
-            return (full, 99)
+            return (full, total)  # the game is over: the dice left are void
         return (len(steps), sum(d for *_, d in steps))
 
     best = max(rank(s) for s in seqs)
