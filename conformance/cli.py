@@ -91,11 +91,19 @@ def recheck_on_reference(cases: list[Case]) -> list[str]:
     """Expected values that the reference engine does not reproduce, as messages."""
     from .adapters.reference import ReferenceEngine
 
+    from reference_impl import play_check
+
     problems = []
     for r in run_cases(ReferenceEngine(), cases):
         if r.status != "pass":
             problems.append(f"{r.case.file}:{r.case.line}: {r.case.id}: the reference engine disagrees"
                             f" with the expected value: {r.outcome.message}")
+        elif r.case.kind == "apply_play":
+            verdict = play_check(r.case.position, r.case.dice, r.case.steps)
+            if not verdict.legal:
+                problems.append(f"{r.case.file}:{r.case.line}: {r.case.id}: play {r.case.play!r} is not a legal"
+                                f" play for the roll {r.case.dice} ({verdict.reason}); apply_play cases"
+                                f" apply legal plays")
     return problems
 
 

@@ -45,7 +45,7 @@ def spec_clauses() -> dict[str, str]:
     """Anchor -> one-line clause text, read from ``spec/rules.md``.
 
     An anchor is a line ``<a id="move.larger-die"></a>``; its text is the first
-    non-heading paragraph line after it (Markdown emphasis kept as is).
+    paragraph after the heading, cut to about 240 characters (Markdown kept as is).
     """
     path = spec_dir() / "rules.md"
     if not path.exists():
@@ -56,18 +56,15 @@ def spec_clauses() -> dict[str, str]:
         m = re.search(r'<a id="([^"]+)"></a>', line)
         if not m:
             continue
-        text = ""
+        paragraph: list[str] = []
         for follow in lines[i + 1:]:
             s = follow.strip()
-            if not s or s.startswith("#"):
-                if s.startswith("#") and "—" in s:
-                    text = text or s.split("—", 1)[1].strip()
-                continue
-            if s.startswith("<a id="):
+            if s.startswith("<a id=") or (paragraph and not s):
                 break
-            text = s
-            break
-        clauses[m.group(1)] = text
+            if s and not s.startswith("#"):
+                paragraph.append(s)
+        text = " ".join(paragraph)
+        clauses[m.group(1)] = text if len(text) <= 240 else text[:237].rsplit(" ", 1)[0] + " ..."
     return clauses
 
 

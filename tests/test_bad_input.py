@@ -3,7 +3,6 @@ and the other files of the run still load."""
 
 import subprocess
 import sys
-import textwrap
 
 import pytest
 

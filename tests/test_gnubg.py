@@ -8,7 +8,6 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from conformance.adapters import EngineUnavailable
 from conformance.cases import load_suite

@@ -17,12 +17,11 @@ else ``x``) are accepted too. Supported kinds:
   play per distinct resulting position, as gnubg's step lists in the mover's numbering
   (25 = bar, 0 = off). A step can span several dice when gnubg's notation does (``24/16`` with
   6-2 is ``[[24, 16]]``); a hit on the way is always its own step (``[[13, 7], [7, 5]]``).
-- ``play_check`` with ``play`` (a step list, or gnubg-style notation such as ``"13/7*/5"``)
-  -> ``{"result": {"legal": bool}}``: legal iff the play's physical result is one of gnubg's
-  resulting positions (or, when gnubg finds no legal play, iff the play leaves the board as it is).
+- ``play_check`` with ``play`` (notation such as ``"13/7*/5"``, or a step list)
+  -> ``{"result": {"legal": bool}}``: legal iff the play's resulting position is one of gnubg's
+  (spec: move.same-play), or, when gnubg finds no legal play, iff it leaves the board unchanged.
 - ``codec`` with ``format: gnubg_id`` -> ``{"result": {"encoded": "<gnubg's Position ID of
-  position>", "decoded": <position dict read from gnubg_id>}}`` (either half when only one input
-  is given).
+  position>", "decoded": <position dict read from gnubg_id>}}``.
 
 Anything else is ``{"unsupported": "why"}``; a failure is ``{"errored": "message"}``.
 """
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters import EngineUnavailable
+from conformance.model import ModelError, Position, apply_steps, other, parse_dice, play_to_position
 
 __all__ = ["GnubgEngine", "EngineUnavailable", "DRIVER"]
 
@@ -49,10 +49,9 @@ __all__ = ["GnubgEngine", "EngineUnavailable", "DRIVER"]
 DRIVER = Path(__file__).with_name("gnubg_driver.py")
 
 MARKER = b"@@BGCONF "
-INSTALL_HINT = "install it with: apt-get update && apt-get install -y --no-install-recommends gnubg"
+INSTALL_HINT = "install it with: apt-get update && apt-get install -y gnubg"
 _WINDOW = 16  # requests in flight at once; small enough never to fill the stdin pipe
 _FALLBACK_PATHS = ("/usr/games/gnubg", "/usr/local/games/gnubg")
-_START_BOARD = {24: 2, 13: 5, 8: 3, 6: 5}
 
 
 class _Failure(Exception):
@@ -280,7 +279,7 @@ class GnubgEngine:
         return {
             "name": "gnubg",
             "version": self._version,
-            "capabilities": ["legal-plays", "play-check", "codec.gnubg"],
+            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg"],
             "rule_options": {},
             "position_formats": ["board", "gnubg_id"],
         }
@@ -320,7 +319,8 @@ class GnubgEngine:
                     if isinstance(g, str):
                         raise _Failure(g)
                     if "error" in g:
-                        raise _Failure(f"gnubg: {g['error']}")
+                        err = str(g["error"])
+                        raise _Failure(err if err.startswith("gnubg") else f"gnubg: {err}")
                 replies.append({"result": finish(got)})
             except _Failure as exc:
                 replies.append({"errored": str(exc)})
@@ -335,43 +335,40 @@ class GnubgEngine:
         if not isinstance(req, dict):
             raise _Failure("a request must be a dict")
         kind = req.get("kind")
-        if kind == "legal_plays":
-            where, _ = _position_source(req.get("position"))
-            msg = {"op": "legal_plays", **where, "dice": _dice(req.get("dice"))}
-            return (lambda got: {"plays": got[0]["plays"]}), [msg]
-        if kind == "play_check":
-            where, _ = _position_source(req.get("position"))
-            steps = _steps(req.get("play"))
-            msg = {"op": "legal_plays", **where, "dice": _dice(req.get("dice"))}
-            return (lambda got: {"legal": _is_legal(got[0], steps)}), [msg]
+        if kind in ("legal_plays", "play_check"):
+            position = _position(req.get("position"))
+            try:
+                dice = list(parse_dice(req.get("dice")))
+            except ModelError as exc:
+                raise _Failure(str(exc)) from None
+            msg = {"op": "legal_plays", "board": _board(position), "dice": dice}
+            if kind == "legal_plays":
+                return (lambda got: {"plays": got[0]["plays"]}), [msg]
+            return (lambda got: {"legal": _is_legal(position, got[0], req.get("play"))}), [msg]
+        if kind == "apply_play":
+            position = _position(req.get("position"))
+            if "dice" not in req or not isinstance(req.get("play"), str):
+                raise _Unsupported("gnubg applies a play only as notation played with a roll")
+            msg = {"op": "apply", "board": _board(position), "dice": list(parse_dice(req["dice"])),
+                   "move": req["play"]}
+            return (lambda got: {"position": _board_to_position(got[0]["board"],
+                                                                other(position.on_roll))}), [msg]
         if kind == "codec":
             fmt = req.get("format", "gnubg_id")
             if fmt != "gnubg_id":
                 raise _Unsupported(f"gnubg adapter only codes gnubg_id, not {fmt!r}")
-            msgs: list[dict] = []
-            position = req.get("position")
-            on_roll = "x"
-            if position is not None:
-                where, on_roll = _position_source(position)
-                msgs.append({"op": "encode", **where})
-            if req.get("gnubg_id") is not None:
-                msgs.append({"op": "decode", "gnubg_id": str(req["gnubg_id"])})
-            if not msgs:
-                raise _Failure("codec request has neither position nor gnubg_id")
-            has_pos = position is not None
-            has_id = req.get("gnubg_id") is not None
+            position = _position(req.get("position"))
+            msgs = [{"op": "encode", "board": _board(position)},
+                    {"op": "decode", "gnubg_id": str(req.get("gnubg_id"))}]
 
             def finish(got: list[dict]) -> dict:
-                out: dict = {}
-                if has_pos:
-                    out["encoded"] = got[0]["gnubg_id"]
-                if has_id:
-                    out["decoded"] = _board_to_position(got[-1]["board"], on_roll)
-                return out
+                return {"encoded": got[0]["gnubg_id"],
+                        "decoded": _board_to_position(got[1]["board"], position.on_roll)}
 
             return finish, msgs
         raise _Unsupported(
-            f"gnubg adapter answers legal_plays, play_check and codec (gnubg_id), not {kind!r}")
+            f"gnubg adapter answers legal_plays, play_check, apply_play and codec (gnubg_id),"
+            f" not {kind!r}")
 
     # ------------------------------------------------------------ the pipe
 
@@ -439,180 +436,38 @@ def _wait_briefly(proc: _Process) -> None:
         pass
 
 
-def _dice(value: Any) -> list[int]:
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise _Failure(f"dice must be two ints 1..6, got {value!r}")
-    dice = [int(d) for d in value]
-    if not all(1 <= d <= 6 for d in dice):
-        raise _Failure(f"dice must be two ints 1..6, got {value!r}")
-    return dice
-
-
-def _side_array(side: Any, name: str) -> list[int]:
-    """One side's ``{"points": {p: n}, "bar": b}`` -> 25 counts (index p-1, bar at 24)."""
-    if not isinstance(side, dict):
-        raise _Failure(f"position side {name!r} must be a dict with points/bar/off")
-    arr = [0] * 25
-    for key, count in (side.get("points") or {}).items():
-        p = int(key)
-        if not 1 <= p <= 24:
-            raise _Failure(f"side {name!r}: point {key!r} is not 1..24")
-        n = int(count)
-        if n < 0:
-            raise _Failure(f"side {name!r}: negative count on point {p}")
-        arr[p - 1] += n
-    bar = int(side.get("bar", 0) or 0)
-    if bar < 0:
-        raise _Failure(f"side {name!r}: negative bar count")
-    arr[24] = bar
-    return arr
-
-
-def position_to_board(position: Any) -> tuple[list[list[int]], str]:
-    """Board-form position -> (gnubg board ``[not_on_roll[25], on_roll[25]]``, on_roll side).
-
-    Accepts the board form (``on_roll`` defaults to ``x``) and ``"start"``.
-    Raises ``ValueError`` for anything else or a malformed side.
-    """
+def _position(data: Any) -> Position:
     try:
-        where, on_roll = _position_source(position)
-    except (_Failure, _Unsupported) as exc:
-        raise ValueError(str(exc)) from exc
-    if "board" not in where:
-        raise ValueError("a gnubg_id position has no board form until gnubg decodes it")
-    return where["board"], on_roll
+        return Position.from_dict(data)
+    except ModelError as exc:
+        raise _Failure(f"bad position: {exc}") from None
 
 
-def _position_source(position: Any) -> tuple[dict, str]:
-    """-> ({"board": ...} or {"gnubg_id": ...} for the driver, on_roll side name)."""
-    if position == "start":
-        start = [0] * 25
-        for p, n in _START_BOARD.items():
-            start[p - 1] = n
-        return {"board": [list(start), list(start)]}, "x"
-    if not isinstance(position, dict):
-        raise _Failure(f"position must be a dict or 'start', got {type(position).__name__}")
-    on_roll = position.get("on_roll", "x")
-    if on_roll not in ("x", "o"):
-        raise _Failure(f"on_roll must be 'x' or 'o', got {on_roll!r}")
-    if "x" not in position and "o" not in position:
-        if position.get("gnubg_id"):
-            return {"gnubg_id": str(position["gnubg_id"])}, on_roll
-        if position.get("xgid"):
-            raise _Unsupported("XGID positions are not read by the gnubg adapter")
-        raise _Failure("position has neither sides x/o nor gnubg_id")
-    other = "o" if on_roll == "x" else "x"
-    mover = _side_array(position.get(on_roll), on_roll)
-    waiter = _side_array(position.get(other), other)
-    return {"board": [waiter, mover]}, on_roll
+def _board(position: Position) -> list[list[int]]:
+    """Position -> gnubg board ``[not_on_roll[25], on_roll[25]]`` (index p-1, bar at 24)."""
+    return [list(side[1:26]) for side in (position.opponent, position.mover)]
 
 
 def _board_to_position(board: list[list[int]], on_roll: str) -> dict:
-    """gnubg board (not_on_roll, on_roll) -> board-form position dict with that side on roll."""
-    other = "o" if on_roll == "x" else "x"
-
-    def side(arr: list[int]) -> dict:
-        return {
-            "points": {i + 1: int(arr[i]) for i in range(24) if arr[i]},
-            "bar": int(arr[24]),
-            "off": 15 - sum(int(n) for n in arr),
-        }
-
-    return {"on_roll": on_roll, on_roll: side(board[1]), other: side(board[0])}
+    """gnubg board (not_on_roll, on_roll) -> board-form position dict with ``on_roll`` on roll."""
+    sides = [tuple([15 - sum(arr)] + [int(n) for n in arr]) for arr in board]
+    try:
+        return Position.from_mover(on_roll, sides[1], sides[0]).to_wire()
+    except ModelError as exc:
+        raise _Failure(f"gnubg decoded an impossible position: {exc}") from None
 
 
-def _steps(play: Any) -> list[tuple[int, int] | tuple[int, int, bool]]:
-    """A play as a step list ``[[from, to], ...]`` or gnubg-style notation -> steps.
-
-    Notation steps carry a third item, True when the step is marked as a hit (``*``).
-    """
-    if isinstance(play, str):
-        return _parse_notation(play)
-    if not isinstance(play, (list, tuple)):
-        raise _Failure(f"play must be a step list or notation, got {play!r}")
-    out = []
-    for step in play:
-        if not isinstance(step, (list, tuple)) or len(step) != 2:
-            raise _Failure(f"a step must be [from, to], got {step!r}")
-        out.append((int(step[0]), int(step[1])))
-    return out
-
-
-def _point_token(tok: str, play: str) -> int:
-    t = tok.strip().lower()
-    if t == "bar":
-        return 25
-    if t == "off":
-        return 0
-    if t.isdigit() and 1 <= int(t) <= 24:
-        return int(t)
-    raise _Failure(f"play {play!r}: bad point {tok!r}")
-
-
-def _parse_notation(play: str) -> list:
-    """``"24/18* 13/11"``, ``"8/5(2)"``, ``"13/7*/5"``, ``"bar/22"``, ``"6/off"`` -> steps."""
-    steps: list = []
-    for token in play.replace(",", " ").split():
-        times = 1
-        if token.endswith(")") and "(" in token:
-            token, _, count = token[:-1].partition("(")
-            if not count.isdigit() or not 1 <= int(count) <= 4:
-                raise _Failure(f"play {play!r}: bad repeat count in {token!r}")
-            times = int(count)
-        parts = token.split("/")
-        if len(parts) < 2:
-            raise _Failure(f"play {play!r}: {token!r} is not from/to")
-        chain = []
-        for part in parts:
-            hit = part.endswith("*")
-            chain.append((_point_token(part.rstrip("*"), play), hit))
-        if chain[0][1]:
-            raise _Failure(f"play {play!r}: a hit mark on a starting point in {token!r}")
-        one = [(a[0], b[0], b[1]) for a, b in zip(chain, chain[1:])]
-        steps.extend(one * times)
-    return steps
-
-
-def apply_steps(board: list[list[int]], steps) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """Apply steps physically to a gnubg board (not_on_roll, on_roll); None if impossible.
-
-    Physical checks only: a step moves one of the mover's checkers from ``from`` (25 = bar) to
-    ``to`` (0 = off) strictly forward; it needs a checker there and may not land on two or more
-    opposing checkers; landing on a single one sends it to the opponent's bar. A step marked as a
-    hit (notation ``*``) must hit.
-    """
-    opp = list(board[0])
-    me = list(board[1])
-    for step in steps:
-        a, b = int(step[0]), int(step[1])
-        marked = len(step) > 2 and bool(step[2])
-        if not (1 <= a <= 25 and 0 <= b <= 24 and b < a) or me[a - 1] <= 0:
-            return None
-        me[a - 1] -= 1
-        if b == 0:
-            if marked:
-                return None
-            continue
-        there = 24 - b
-        if opp[there] >= 2:
-            return None
-        if opp[there] == 1:
-            opp[there] = 0
-            opp[24] += 1
-        elif marked:
-            return None
-        me[b - 1] += 1
-    return tuple(opp), tuple(me)
-
-
-def _is_legal(reply: dict, steps) -> bool:
-    board = reply["board"]
+def _is_legal(position: Position, reply: dict, play: Any) -> bool:
+    """Whether ``play`` (notation or step list) gives one of gnubg's resulting positions."""
     legal = set()
-    for play in reply["plays"]:
-        result = apply_steps(board, play)
-        if result is None:
-            raise _Failure(f"gnubg's own play {play!r} does not apply to its board")
-        legal.add(result)
+    for steps in reply["plays"]:
+        try:
+            legal.add(apply_steps(position, steps))
+        except ModelError as exc:
+            raise _Failure(f"gnubg's own play {steps!r} does not apply: {exc}") from None
     if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-        legal.add((tuple(board[0]), tuple(board[1])))
-    return apply_steps(board, steps) in legal
+        legal.add(position.passed())
+    try:
+        return play_to_position(position, play) in legal
+    except ModelError:
+        return False  # physically impossible, so not a legal play
