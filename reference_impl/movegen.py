@@ -85,12 +85,10 @@ def _extend(me, opp, dice, steps, out, last_src):
         out.append((tuple(me), tuple(opp), steps))
 
 
-def _play_rank(me: Sequence[int], steps: Steps, dice: Sequence[int], all_dice: Sequence[int]) -> tuple[int, int]:
-    """(dice used, total of dice used) of a sequence. A sequence that bears off
-    the last checker ends the game: the dice left are void, so it counts as
-    using every die (spec: bearoff.last-checker)."""
-    if me[OFF] == 15:
-        return (len(all_dice), sum(all_dice))
+def _play_rank(steps: Steps, dice: Sequence[int]) -> tuple[int, int]:
+    """(dice used, total of the dice used) of a sequence played in the order ``dice``.
+    A sequence that bears off the last checker stops there and is ranked by the
+    dice it used (spec: bearoff.last-checker, move.maximum-dice)."""
     return (len(steps), sum(dice[: len(steps)]))
 
 
@@ -109,7 +107,7 @@ def legal_plays(position: Position, dice: Sequence[int]) -> dict[Position, Steps
     for order in orders:
         found: list = []
         _extend(list(position.mover), list(position.opponent), order, (), found, BAR)
-        ends.extend((me, opp, steps, _play_rank(me, steps, order, moves)) for me, opp, steps in found)
+        ends.extend((me, opp, steps, _play_rank(steps, order)) for me, opp, steps in found)
     best = max(rank for *_, rank in ends)
     plays: dict[Position, Steps] = {}
     for me, opp, steps, rank in ends:
