@@ -17,7 +17,10 @@ import jsonschema
 import yaml
 
 from conformance.model import (
+    Cube,
+    Match,
     ModelError,
+    effective_rules,
     Position,
     decode_position_id,
     notation_to_position,
@@ -32,6 +35,10 @@ KIND_REQUIRES = {
     "play_check": "play-check",
     "apply_play": "apply-play",
     "codec": "codec.gnubg",
+    "game_result": "game-result",
+    "cube_action": "cube",
+    "opening_roll": "opening-roll",
+    "match_transition": "match",
 }
 CAPABILITIES = frozenset({
     "legal-plays", "play-check", "apply-play", "game-result", "cube", "match", "opening-roll",
@@ -71,7 +78,7 @@ class Case:
     rules: dict
     file: str
     line: int
-    position: Position
+    position: Position | None
     dice: tuple[int, int] | None
     play: str | None
     steps: list[tuple[int, int]] | None
@@ -79,6 +86,9 @@ class Case:
     expected: Any
     provenance: dict
     raw: dict = field(repr=False)
+    effective_rules: dict = field(default_factory=dict, repr=False)
+    cube: Cube | None = None
+    match: Match | None = None
 
     @property
     def nodeid(self) -> str:
@@ -91,9 +101,12 @@ class Case:
         return self.spec[0].split(".", 1)[0]
 
     def request(self) -> dict:
-        """The engine request for this case (a plain, JSON-able dict; DESIGN.md §6)."""
-        req: dict = {"kind": self.kind, "case": self.id, "rules": dict(self.rules),
-                     "position": self.position.to_wire()}
+        """The engine request for this case (a plain, JSON-able dict; DESIGN.md §6).
+
+        ``rules`` carries every rule option, defaults filled in."""
+        req: dict = {"kind": self.kind, "case": self.id, "rules": dict(self.effective_rules)}
+        if self.position is not None:
+            req["position"] = self.position.to_wire()
         if self.dice is not None:
             req["dice"] = list(self.dice)
         if self.play is not None:
@@ -102,6 +115,13 @@ class Case:
         if self.kind == "codec":
             req["format"] = self.raw["codec"]
             req["gnubg_id"] = self.expected
+        if self.cube is not None:
+            req["cube"] = self.cube.to_dict()
+        if self.match is not None:
+            req["match"] = self.match.to_dict()
+        for key in ("on_roll", "moment", "action", "throws", "result"):
+            if key in self.raw:
+                req[key] = self.raw[key]
         return req
 
 
@@ -293,7 +313,24 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
     for j, cap in enumerate(requires):
         if cap not in CAPABILITIES:
             raise _Problem(["requires", j], f"unknown capability {cap!r}; known: {', '.join(sorted(CAPABILITIES))}")
-    position = _position(raw["position"], ["position"])
+    try:
+        rules = effective_rules(raw.get("rules"))
+    except ModelError as exc:
+        raise _Problem(["rules"], str(exc)) from None
+    cube = match = None
+    try:
+        if kind in ("game_result", "cube_action"):
+            cube = Cube.from_dict(raw.get("cube"))
+    except ModelError as exc:
+        raise _Problem(["cube"], f"impossible cube: {exc}") from None
+    try:
+        if kind in ("game_result", "cube_action", "opening_roll", "match_transition"):
+            match = Match.from_dict(raw.get("match"))
+    except ModelError as exc:
+        raise _Problem(["match"], f"impossible match state: {exc}") from None
+    if match is not None and match.crawford and not rules["crawford"]:
+        raise _Problem(["match", "crawford"], "a Crawford game with the rule option crawford: false; drop one")
+    position = _position(raw["position"], ["position"]) if "position" in raw else None
     dice = None
     if "dice" in raw:
         dice = parse_dice(raw["dice"])
@@ -320,6 +357,30 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
         if not expect.get("legal") and "reason" not in expect:
             raise _Problem(["expect"], "an illegal play needs 'reason' (see spec/schema/case.schema.json)")
         expected = (expect["legal"], expect.get("reason"))
+    elif kind == "game_result":
+        if sorted(position.side(n)[0] for n in ("x", "o"))[1] != 15 or position.x[0] == position.o[0] == 15:
+            raise _Problem(["position"], "a finished game needs exactly one side with all 15 checkers borne"
+                                         " off (off: 15)")
+        expected = dict(expect)
+    elif kind == "cube_action":
+        if expect["allowed"] != ("reason" not in expect):
+            raise _Problem(["expect"], "an allowed action has no reason; a refused one needs 'reason'")
+        if expect["allowed"] and ("game_over" in expect) == ("cube" in expect or "moment" in expect):
+            raise _Problem(["expect"], "an allowed action gives either 'game_over' or the new 'moment' and 'cube'")
+        if expect["allowed"] and "game_over" not in expect and not ("cube" in expect and "moment" in expect):
+            raise _Problem(["expect"], "give both the new 'moment' and the new 'cube'")
+        expected = dict(expect)
+    elif kind == "opening_roll":
+        throws = raw["throws"]
+        for j, (a, b) in enumerate(throws):
+            last = j == len(throws) - 1
+            if last and a == b:
+                raise _Problem(["throws", j], f"the last throw [{a}, {b}] is a tie: ties are thrown again")
+            if not last and a != b:
+                raise _Problem(["throws", j], f"throw [{a}, {b}] already decides who starts; nothing follows it")
+        expected = dict(expect)
+    elif kind == "match_transition":
+        expected = dict(expect)
     elif kind == "codec":
         expected = expect["gnubg_id"]
         try:
@@ -331,7 +392,7 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
         level=raw.get("level", "must"), tags=tuple(raw.get("tags", [])), requires=requires,
         rules=dict(raw.get("rules") or {}), file=shown, line=line, position=position, dice=dice,
         play=play, steps=steps, expect=expect, expected=expected,
-        provenance=raw["provenance"], raw=raw)
+        provenance=raw["provenance"], raw=raw, effective_rules=rules, cube=cube, match=match)
 
 
 @dataclass(frozen=True)

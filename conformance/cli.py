@@ -135,12 +135,14 @@ def cmd_show(args) -> int:
     print(f"  {case.file}:{case.line}   kind {case.kind}   level {case.level}   tags {', '.join(case.tags)}")
     for a in case.spec:
         print(f"  spec {a}: {clauses.get(a, '')}")
-    print(board_diagram(case.position, case.dice))
-    if case.play:
-        print(f"  play: {case.play}")
-    from .model import encode_position_id
+    if case.position is not None:
+        from .model import encode_position_id
 
-    print(f"  Position ID: {encode_position_id(case.position)}")
+        print(board_diagram(case.position, case.dice))
+        print(f"  Position ID: {encode_position_id(case.position)}")
+    for key in ("play", "cube", "match", "on_roll", "moment", "action", "throws", "result", "rules"):
+        if key in case.raw:
+            print(f"  {key}: {case.raw[key]}")
     if case.kind == "legal_plays":
         exp = case.expected
         if exp.exact is not None:

@@ -14,6 +14,7 @@ from conformance.model import ModelError, Position, play_to_position
 
 from .cases import Case, ExpectedPlays
 
+GAME_KINDS = ("game_result", "cube_action", "opening_roll", "match_transition")
 STATUSES = ("pass", "fail", "errored", "unsupported", "xfail", "xpass", "timeout")
 
 
@@ -79,6 +80,8 @@ def compare(case: Case, reply: dict) -> Outcome:
             return _compare_apply(case, result)
         if case.kind == "codec":
             return _compare_codec(case, result)
+        if case.kind in GAME_KINDS:
+            return _compare_fields(case, result)
     except BadAnswer as exc:
         return Outcome("errored", f"invalid answer: {exc}", got=result)
     return Outcome("unsupported", f"no comparison for kind {case.kind}")
@@ -143,4 +146,28 @@ def _compare_codec(case: Case, result: Any) -> Outcome:
         problems.append(f"decodes {case.expected!r} as {decoded}, expected {case.position}")
     if problems:
         return Outcome("fail", "; ".join(problems), got=result)
+    return Outcome("pass", got=result)
+
+
+def _normal(key: str, value: Any) -> Any:
+    if key == "dice" and isinstance(value, (list, tuple)):
+        return sorted(value)
+    return value
+
+
+def _compare_fields(case: Case, result: Any) -> Outcome:
+    """Each expected field must be in the answer with the same value (dice in any
+    order). A refusal's ``reason`` is compared only when the engine gives one."""
+    if not isinstance(result, dict):
+        raise BadAnswer(f"expected a mapping with {', '.join(case.expected)}, got {str(result)[:200]}")
+    wrong = []
+    for key, want in case.expected.items():
+        if key == "reason" and "reason" not in result:
+            continue
+        if key not in result:
+            wrong.append(f"{key} missing (expected {want!r})")
+        elif _normal(key, result[key]) != _normal(key, want):
+            wrong.append(f"{key} is {result[key]!r}, expected {want!r}")
+    if wrong:
+        return Outcome("fail", "; ".join(wrong), got=result)
     return Outcome("pass", got=result)

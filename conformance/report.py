@@ -72,7 +72,15 @@ def failure_text(r: CaseResult, engine_name: str) -> str:
     lines = [f"{r.status.upper()} {case.nodeid} {case.title}"]
     for anchor in case.spec:
         lines.append(f"  spec {anchor}: {clauses.get(anchor, '')}".rstrip())
-    lines.append(board_diagram(case.position, case.dice))
+    if case.position is not None:
+        lines.append(board_diagram(case.position, case.dice))
+    for key in ("cube", "match", "on_roll", "moment", "action", "throws", "result"):
+        if key in case.raw:
+            lines.append(f"  {key}: {case.raw[key]}")
+    if case.kind not in ("legal_plays",):
+        lines.append(f"  expected: {case.expect}")
+        if r.outcome.got is not None:
+            lines.append(f"  got:      {r.outcome.got}")
     if case.play:
         lines.append(f"  play: {case.play}")
     if r.outcome.missing:

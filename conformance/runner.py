@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from .cases import Case
 from .compare import Outcome, compare
 from .engine import Engine
+from .model import RULE_DEFAULTS
 
 
 @dataclass
@@ -37,8 +38,10 @@ def unsupported_reason(case: Case, info: dict) -> str | None:
     if missing:
         return f"engine does not declare capability {', '.join(missing)}"
     options = info.get("rule_options", {})
-    for name, value in case.rules.items():
-        if value not in options.get(name, []):
+    for name, value in case.effective_rules.items():
+        # an option the engine does not mention is taken as supported at its default only
+        supported = options.get(name, [RULE_DEFAULTS[name]])
+        if value not in supported:
             return f"engine does not support rule option {name}={value!r}"
     return None
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from conformance import __version__
 from conformance.engine import Engine, Unsupported
-from conformance.model import Position, decode_position_id, encode_position_id, play_to_position
+from conformance.model import (
+    Cube, Match, Position, decode_position_id, effective_rules, encode_position_id, play_to_position,
+)
 
 from reference_impl import legal_plays, play_check
+from reference_impl.game import cube_action, game_result, match_transition, opening_roll
 
 
 class ReferenceEngine(Engine):
@@ -16,8 +19,15 @@ class ReferenceEngine(Engine):
         return {
             "name": "reference",
             "version": __version__,
-            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg"],
-            "rule_options": {},
+            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "game-result",
+                             "cube", "match", "opening-roll"],
+            "rule_options": {
+                "cube": [True, False], "max_cube": [2 ** k for k in range(16)] + [None],
+                "jacoby": [False, True], "beavers": [False, True], "raccoons": [False, True],
+                "automatic_doubles": list(range(16)), "crawford": [True, False],
+                "backgammon_multiplier": [3, 4], "opening_reroll": [False, True],
+                "winner_starts": [False, True],
+            },
             "position_formats": ["board", "gnubg_id"],
         }
 
@@ -43,3 +53,22 @@ class ReferenceEngine(Engine):
         position = Position.from_dict(request["position"])
         decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll)
         return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
+
+    def game_result(self, request: dict) -> dict:
+        return game_result(Position.from_dict(request["position"]), Cube.from_dict(request.get("cube")),
+                           Match.from_dict(request.get("match")), effective_rules(request.get("rules")))
+
+    def cube_action(self, request: dict) -> dict:
+        action = request["action"]
+        return cube_action(request["on_roll"], request["moment"], Cube.from_dict(request.get("cube")),
+                           Match.from_dict(request.get("match")), action["by"], action["type"],
+                           effective_rules(request.get("rules")))
+
+    def opening_roll(self, request: dict) -> dict:
+        return opening_roll(request["throws"], Match.from_dict(request.get("match")),
+                            effective_rules(request.get("rules")))
+
+    def match_transition(self, request: dict) -> dict:
+        result = request["result"]
+        return match_transition(Match.from_dict(request["match"]), result["winner"], result["points"],
+                                result.get("type", "single"), effective_rules(request.get("rules")))

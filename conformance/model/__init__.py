@@ -4,6 +4,9 @@ Imports nothing else of bgconf (DESIGN.md section 1).
 """
 
 from .errors import CodecError, DiceError, ModelError, NotationError, PositionError
+from .game import (
+    CUBE_ACTIONS, MOMENTS, RESULTS, RULE_DEFAULTS, Cube, GameStateError, Match, effective_rules,
+)
 from .gnubg_id import decode_position_id, encode_position_id
 from .play import (
     Step,
@@ -19,6 +22,8 @@ from .play import (
 from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_sides, other
 
 __all__ = [
+    "CUBE_ACTIONS", "MOMENTS", "RESULTS", "RULE_DEFAULTS", "Cube", "GameStateError", "Match",
+    "effective_rules",
     "BAR", "CHECKERS", "OFF", "SIDES", "START_POINTS", "CodecError", "DiceError", "ModelError",
     "NotationError", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",

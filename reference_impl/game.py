@@ -1,0 +1,174 @@
+"""Starting, ending and scoring games; the doubling cube; match play.
+
+Each function takes model objects and the effective rule options (a dict as
+``conformance.model.effective_rules`` returns) and returns a plain dict.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from conformance.model import BAR, OFF, Position, other
+from conformance.model.game import Cube, Match
+
+
+class GameRuleError(ValueError):
+    """The inputs do not describe a situation the rule applies to (e.g. no winner)."""
+
+
+# -- end of the game and scoring ------------------------------------------------
+def game_result(position: Position, cube: Cube, match: Match, rules: dict) -> dict:
+    """Score a finished game.
+
+    Returns ``{"winner": "x"|"o", "result": "single"|"gammon"|"backgammon",
+    "points": int}``. The loser's result (spec: score.single, score.gammon,
+    score.backgammon) times the cube value, the backgammon counting
+    ``backgammon_multiplier`` times (spec: score.backgammon-multiplier); under
+    the Jacoby rule, in money play with the cube never turned (centred),
+    gammons and backgammons count single (spec: cube.jacoby,
+    match.money-options). Raises GameRuleError when no side has borne off 15.
+    """
+    winners = [s for s in ("x", "o") if position.side(s)[OFF] == 15]
+    if len(winners) != 1:
+        raise GameRuleError("the game is not over: no side has borne off all 15 checkers")
+    winner = winners[0]
+    loser = position.side(other(winner))
+    if loser[OFF] > 0:
+        result, factor = "single", 1
+    elif loser[BAR] or any(loser[19:25]):
+        result, factor = "backgammon", rules["backgammon_multiplier"]
+    else:
+        result, factor = "gammon", 2
+    if rules["jacoby"] and match.money and cube.owner == "center":
+        factor = 1
+    return {"winner": winner, "result": result, "points": cube.value * factor}
+
+
+# -- the doubling cube ------------------------------------------------------------
+_RESPONDER = {"double_offered": "opponent", "beaver_offered": "doubler", "raccoon_offered": "opponent"}
+
+
+def cube_action(on_roll: str, moment: str, cube: Cube, match: Match, by: str, action: str,
+                rules: dict) -> dict:
+    """Whether ``by`` may take ``action`` now, and what follows.
+
+    ``on_roll`` is the player whose turn it is (the doubler while an offer is
+    pending); ``moment`` one of before_roll, after_roll, double_offered,
+    beaver_offered, raccoon_offered; while an offer is pending, ``cube`` is the
+    value at stake if it is dropped. Returns ``{"allowed": False, "reason": code}``,
+    ``{"allowed": True, "moment": ..., "cube": {value, owner}}``, or
+    ``{"allowed": True, "game_over": {"winner", "points"}}``.
+
+    spec: cube.when, cube.ownership, cube.take, cube.drop, cube.max, cube.beaver,
+    cube.raccoon, cube.crawford, match.money-options.
+    """
+    def no(reason: str) -> dict:
+        return {"allowed": False, "reason": reason}
+
+    def ok(new_moment: str, value: int, owner: str) -> dict:
+        return {"allowed": True, "moment": new_moment, "cube": {"value": value, "owner": owner}}
+
+    def fits(value: int) -> bool:
+        return rules["max_cube"] is None or value <= rules["max_cube"]
+
+    if not rules["cube"]:
+        return no("cube-disabled")
+    opponent = other(on_roll)
+    if action == "double":
+        if moment != "before_roll":
+            return no("wrong-moment")
+        if by != on_roll:
+            return no("not-your-turn")
+        if match.crawford:
+            return no("crawford-game")
+        if cube.owner not in ("center", by):
+            return no("not-cube-owner")
+        if not fits(cube.value * 2):
+            return no("max-cube")
+        return ok("double_offered", cube.value, cube.owner)
+    if moment not in _RESPONDER:
+        return no("wrong-moment")
+    responder = opponent if _RESPONDER[moment] == "opponent" else on_roll
+    if action in ("take", "drop") and by != responder:
+        return no("not-your-turn")
+    if action == "drop":
+        # the side that made the pending offer wins the value before it
+        return {"allowed": True, "game_over": {"winner": other(responder), "points": cube.value}}
+    if action == "take":
+        owner = opponent  # the doubled player owns the cube, also after a beaver or raccoon
+        return ok("before_roll", cube.value * 2, owner)
+    if action in ("beaver", "raccoon"):
+        wanted = {"beaver": "double_offered", "raccoon": "beaver_offered"}[action]
+        if moment != wanted:
+            return no("wrong-moment")
+        if by != responder:
+            return no("not-your-turn")
+        if not match.money:
+            return no("money-play-only")
+        if not rules["beavers" if action == "beaver" else "raccoons"]:
+            return no("option-off")
+        # the offer is accepted and turned once more: the new stake if dropped is the doubled value
+        if not fits(cube.value * 4):
+            return no("max-cube")
+        return ok("beaver_offered" if action == "beaver" else "raccoon_offered", cube.value * 2, opponent)
+    return no("wrong-moment")
+
+
+# -- the opening roll ----------------------------------------------------------------
+def opening_roll(throws: Sequence[Sequence[int]], match: Match, rules: dict) -> dict:
+    """Who starts, with which dice, and the cube after automatic doubles.
+
+    ``throws``: the single-die throws in order, each ``(x's die, o's die)``; all
+    but the last are ties. Returns ``{"starts", "dice": [starter's, other's],
+    "cube": value, "may_reroll": bool}``.
+    spec: opening.roll, opening.first-play, opening.automatic-doubles,
+    opening.reroll-variant, match.money-options. Raises GameRuleError when a tie
+    is not re-thrown or a throw follows the deciding one.
+    """
+    if not throws:
+        raise GameRuleError("no opening throw given")
+    for i, (a, b) in enumerate(throws[:-1]):
+        if a != b:
+            raise GameRuleError(f"throw {i + 1} ({a}, {b}) already decides who starts; later throws cannot follow")
+    a, b = throws[-1]
+    if a == b:
+        raise GameRuleError(f"the last throw ({a}, {b}) is a tie: the players throw again")
+    starts = "x" if a > b else "o"
+    ties = len(throws) - 1
+    value = 1
+    if match.money and rules["cube"]:
+        for _ in range(min(ties, rules["automatic_doubles"])):
+            if rules["max_cube"] is not None and value * 2 > rules["max_cube"]:
+                break
+            value *= 2
+    dice = [a, b] if starts == "x" else [b, a]
+    return {"starts": starts, "dice": dice, "cube": value, "may_reroll": bool(rules["opening_reroll"])}
+
+
+# -- match play -------------------------------------------------------------------------
+def match_transition(match: Match, winner: str, points: int, result_type: str, rules: dict) -> dict:
+    """The match after a game: ``{"score", "match_over", "winner" (when over),
+    "crawford" (the next game is the Crawford game), "post_crawford",
+    "next_starts" ("opening_roll" or the side that starts without it)}``.
+
+    spec: match.score, match.crawford, match.post-crawford, session.winner-starts.
+    """
+    score = dict(match.score)
+    score[winner] += points
+    out: dict = {"score": score}
+    if match.length and score[winner] >= match.length:
+        out.update(match_over=True, winner=winner, crawford=False, post_crawford=False)
+        return out
+    out["match_over"] = False
+    crawford_played = match.crawford or match.post_crawford
+    leader_at_one = match.length and max(score.values()) == match.length - 1
+    if not match.length:
+        out.update(crawford=False, post_crawford=False)
+    elif crawford_played:
+        out.update(crawford=False, post_crawford=True)
+    elif rules["crawford"] and leader_at_one and min(score.values()) < match.length - 1:
+        out.update(crawford=True, post_crawford=False)
+    else:
+        out.update(crawford=False, post_crawford=False)
+    out["next_starts"] = winner if rules["winner_starts"] and result_type == "single" else "opening_roll"
+    return out
