@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import sys
 import time
@@ -46,6 +47,8 @@ def cmd_run(args) -> int:
         if unknown:
             _err(f"unknown case id(s): {', '.join(sorted(unknown))} (bgconf list shows the ids)")
             return EXIT_USAGE
+    if getattr(args, "timeout", None):
+        os.environ["BGCONF_TIMEOUT"] = str(args.timeout)
     try:
         engine = get_engine(args.engine)
         info = engine.describe()
@@ -64,6 +67,7 @@ def cmd_run(args) -> int:
         incomplete = True
     finally:
         engine.close()
+    incomplete = incomplete or bool(getattr(engine, "incomplete", False))
     wall = time.perf_counter() - t0
     if args.report:
         with open(args.report, "w", encoding="utf-8") as out:
@@ -185,6 +189,17 @@ def cmd_engines(args) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args) -> int:
+    from .protocol import serve
+
+    try:
+        engine = get_engine(args.engine)
+    except EngineNotFound as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    return serve(engine)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bgconf",
@@ -202,8 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
                                      " failures, a table per spec section and a summary.",
                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("--engine", required=True,
-                     help="reference, gnubg, python:module:factory, or an engine registered in the "
-                          "bgconf.engines entry point group (see bgconf engines)")
+                     help="reference, gnubg, \"cmd:COMMAND\" (any program speaking spec/protocol.md), "
+                          "python:module:factory, or an engine registered in the bgconf.engines entry point "
+                          "group (see bgconf engines)")
+    run.add_argument("--timeout", type=float, metavar="S",
+                     help="seconds per request for cmd: engines (default 10, or BGCONF_TIMEOUT)")
     run.add_argument("--case", action="append", metavar="ID", help="run only this case id (repeatable)")
     run.add_argument("--tag", action="append", metavar="T", help="run only cases with this tag (repeatable)")
     run.add_argument("--spec", action="append", metavar="ANCHOR",
@@ -239,6 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
     new = sub.add_parser("new-id", help="print fresh case ids")
     new.add_argument("-n", "--count", type=int, default=1)
     new.set_defaults(func=cmd_new_id)
+
+    srv = sub.add_parser("serve", help="expose a Python engine over the JSON-lines protocol on stdin/stdout",
+                         description="Answer the engine protocol of spec/protocol.md on stdin/stdout with a "
+                                     "Python engine, e.g. bgconf run --engine \"cmd:bgconf serve reference\".")
+    srv.add_argument("engine", help="reference, gnubg, python:module:factory or an entry point name")
+    srv.set_defaults(func=cmd_serve)
 
     eng = sub.add_parser("engines", help="list the engines bgconf knows and whether they are installed")
     eng.set_defaults(func=cmd_engines)

@@ -99,6 +99,8 @@ def entry_point_engines() -> dict[str, metadata.EntryPoint]:
 
 def get_engine(name: str) -> Engine:
     """Make the engine called ``name``: a built-in (``reference``, ``gnubg``),
+    ``cmd:COMMAND`` (a program speaking the JSON-lines protocol of spec/protocol.md;
+    per-request timeout BGCONF_TIMEOUT seconds, default 10),
     ``python:pkg.module:factory``, or an entry point of group ``bgconf.engines``.
 
     Raises EngineNotFound, or the engine's own error if it cannot start
@@ -106,6 +108,10 @@ def get_engine(name: str) -> Engine:
     """
     if name in BUILTIN:
         return BUILTIN[name][0]()
+    if name.startswith("cmd:"):
+        from .protocol import CommandEngine, _env_timeout
+
+        return CommandEngine(name[len("cmd:"):], timeout=_env_timeout())
     if name.startswith("python:"):
         target = name[len("python:"):]
         module_name, _, attr = target.partition(":")

@@ -1,0 +1,41 @@
+"""A deliberately broken protocol engine for the tests: ``python broken_engine.py MODE``.
+
+It answers like the reference engine, except on the case ``bg-GQQD`` (see
+test_cli.CASE), where MODE decides what goes wrong: crash, hang, garbage,
+wrong-seq, bad-play; ``no-start`` dies before the handshake.
+"""
+
+import json
+import sys
+import time
+
+from conformance.adapters.reference import ReferenceEngine
+
+mode = sys.argv[1]
+engine = ReferenceEngine()
+if mode == "no-start":
+    sys.exit(3)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["cmd"] == "start":
+        info = engine.describe()
+        reply = {"protocol": 1, "engine": {"name": f"broken-{mode}", "version": "0"},
+                 "capabilities": info["capabilities"], "rule_options": {}}
+    elif msg["cmd"] == "stop":
+        break
+    elif msg.get("case") == "bg-GQQD":
+        if mode == "crash":
+            sys.exit(7)
+        if mode == "hang":
+            time.sleep(3600)
+        if mode == "garbage":
+            print("this is not json", flush=True)
+            continue
+        if mode == "wrong-seq":
+            reply = {"seq": msg["seq"] + 100, "result": {"plays": []}}
+        elif mode == "bad-play":
+            reply = {"seq": msg["seq"], "result": {"plays": [[[20, 14]]]}}
+    else:
+        request = {k: v for k, v in msg.items() if k not in ("cmd", "seq")}
+        reply = {"seq": msg["seq"], **engine.run(request)}
+    print(json.dumps(reply), flush=True)

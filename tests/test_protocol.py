@@ -1,0 +1,78 @@
+"""The JSON-lines engine protocol: the whole suite through `bgconf serve`, and
+every engine fault turning one case `errored` (or `timeout`) while the run goes on."""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_cli import CASE
+
+HERE = Path(__file__).parent
+SERVE = f"cmd:{shlex.quote(sys.executable)} -m conformance.cli serve reference"
+# three cases: the faulty one first, so the run must go on after it
+CASES = CASE + CASE.split("cases:\n", 1)[1].replace("bg-GQQD", "bg-GQQF").replace("bg-GQQE", "bg-GQQG")
+
+
+def bgconf(*args):
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_the_whole_suite_passes_through_the_protocol(tmp_path):
+    report = tmp_path / "r.jsonl"
+    proc = bgconf("run", "--engine", SERVE, "--report", str(report))
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    assert lines[0]["engine"]["name"] == "reference"
+    assert lines[-1]["counts"]["pass"] == lines[-1]["total"] > 100
+
+
+@pytest.mark.parametrize("mode,status,fragment", [
+    ("crash", "errored", "engine crashed: exited with code 7"),
+    ("hang", "timeout", "no answer within 2 s"),
+    ("garbage", "errored", "not JSON: 'this is not json'"),
+    ("wrong-seq", "errored", "answered seq"),
+    ("bad-play", "errored", "cannot be applied"),
+])
+def test_a_fault_errors_one_case_and_the_run_goes_on(tmp_path, mode, status, fragment):
+    path = tmp_path / "c.bgcase.yaml"
+    path.write_text(CASES)
+    report = tmp_path / "r.jsonl"
+    engine = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'broken_engine.py'))} {mode}"
+    proc = bgconf("run", "--engine", engine, "--cases", str(path), "--report", str(report), "--timeout", "2")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    rows = {r["id"]: r for r in map(json.loads, report.read_text().splitlines()) if r.get("type") == "case"}
+    assert rows["bg-GQQD"]["status"] == status
+    assert fragment in rows["bg-GQQD"]["message"]
+    # the engine was restarted and every other case still passed
+    assert [rows[i]["status"] for i in ("bg-GQQE", "bg-GQQF", "bg-GQQG")] == ["pass"] * 3
+
+
+def test_an_engine_that_cannot_start_is_exit_code_4(tmp_path):
+    path = tmp_path / "c.bgcase.yaml"
+    path.write_text(CASE)
+    engine = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'broken_engine.py'))} no-start"
+    proc = bgconf("run", "--engine", engine, "--cases", str(path))
+    assert proc.returncode == 4
+    assert "could not start" in proc.stderr and "exited with code 3" in proc.stderr
+
+
+def test_serve_answers_the_handshake_and_stops():
+    msgs = [{"cmd": "start", "protocol": 1, "suite": "x"},
+            {"cmd": "run", "seq": 1, "kind": "legal_plays", "case": "c", "rules": {},
+             "position": "start", "dice": [3, 1]},
+            {"cmd": "bogus"}, {"cmd": "stop"}]
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "serve", "reference"], text=True,
+                          input="".join(json.dumps(m) + "\n" for m in msgs), capture_output=True, timeout=60)
+    assert proc.returncode == 0
+    hello, run, bogus = map(json.loads, proc.stdout.splitlines())
+    assert hello["protocol"] == 1 and "legal-plays" in hello["capabilities"]
+    assert run["seq"] == 1 and len(run["result"]["plays"]) == 16
+    assert "unknown cmd" in bogus["errored"]
