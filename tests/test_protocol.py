@@ -76,3 +76,24 @@ def test_serve_answers_the_handshake_and_stops():
     assert hello["protocol"] == 1 and "legal-plays" in hello["capabilities"]
     assert run["seq"] == 1 and len(run["result"]["plays"]) == 16
     assert "unknown cmd" in bogus["errored"]
+
+
+def test_messages_both_ways_match_the_protocol_schema():
+    import jsonschema
+
+    from conformance import resources
+    from conformance.cases import load_suite
+
+    schema = json.loads((resources.spec_dir() / "schema" / "protocol.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    suite = load_suite()
+    sent = [{"cmd": "start", "protocol": 1, "suite": "2026.11.0"}]
+    sent += [{"cmd": "run", "seq": i, **c.request()} for i, c in enumerate(suite.cases)]
+    sent.append({"cmd": "stop"})
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "serve", "reference"], text=True,
+                          input="".join(json.dumps(m) + "\n" for m in sent), capture_output=True, timeout=120)
+    received = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(received) == len(sent) - 1
+    for message in sent + received:
+        errors = list(validator.iter_errors(message))
+        assert not errors, (message, [e.message for e in errors])
