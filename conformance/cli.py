@@ -175,17 +175,24 @@ def cmd_new_id(args) -> int:
 
 
 def cmd_engines(args) -> int:
+    from .engine import THIRD_PARTY, installed_version
+
+    print(f"{'engine':<15} {'version':<22} state")
     for name, (_factory, text) in BUILTIN.items():
-        try:
-            engine = get_engine(name)
-            info = engine.describe()
-            engine.close()
-            state = f"installed, version {info.get('version')}"
-        except Exception as exc:
-            state = f"not available: {exc}"
-        print(f"{name:<12} {text}\n{'':<12} {state}")
+        if name in THIRD_PARTY:
+            version = installed_version(THIRD_PARTY[name][1])
+            state = "installed" if version else f"not installed: pip install 'bgconf[{name}]'"
+        else:
+            try:
+                engine = get_engine(name)
+                version = engine.describe().get("version")
+                engine.close()
+                state = "installed"
+            except Exception as exc:
+                version, state = None, f"not available: {exc}"
+        print(f"{name:<15} {version or '-':<22} {state}\n{'':<15} {text}")
     for name, ep in entry_point_engines().items():
-        print(f"{name:<12} entry point {ep.value}")
+        print(f"{name:<15} {'-':<22} entry point {ep.value}")
     return EXIT_OK
 
 

@@ -82,10 +82,43 @@ def _gnubg() -> Engine:
     return GnubgEngine()
 
 
+# Third-party Python engines: name -> (adapter module, PyPI distribution, install extra, what).
+# Each runs isolated in its own child process (``bgconf serve python:MODULE:Adapter`` behind the
+# JSON-lines protocol), so a segfault, a hang, a chdir or an import clash cannot harm the run.
+THIRD_PARTY: dict[str, tuple[str, str, str]] = {
+    "gnubg-nn": ("conformance.adapters.gnubg_nn", "gnubg-nn", "GNU Backgammon's move generator (gnubg-nn, C)"),
+    "gnubg-py": ("conformance.adapters.gnubg_py", "gnubg", "GNU Backgammon's Python 3 bindings (gnubg on PyPI)"),
+    "bgsage": ("conformance.adapters.bgsage", "bgsage", "bgsage (C++)"),
+    "gym-backgammon": ("conformance.adapters.gym_backgammon", "gym-backgammon", "gym-backgammon (pure Python)"),
+    "pygammon": ("conformance.adapters.pygammon", "pygammon", "pygammon (pure Python)"),
+    "magmacrunch": ("conformance.adapters.magmacrunch", "magmacrunch-backgammon", "magmacrunch-backgammon"),
+    "willse": ("conformance.adapters.willse", "willse-backgammon", "willse-backgammon"),
+}
+
+
+def _isolated(module: str) -> Callable[[], Engine]:
+    def make() -> Engine:
+        from .protocol import CommandEngine, _env_timeout, serve_command
+
+        return CommandEngine(serve_command(f"python:{module}:Adapter")[len("cmd:"):], timeout=_env_timeout())
+
+    return make
+
+
 BUILTIN: dict[str, tuple[Callable[[], Engine], str]] = {
     "reference": (_reference, "the reference engine (reference_impl), in-process"),
     "gnubg": (_gnubg, "GNU Backgammon, the gnubg program driven headless (apt-get install gnubg)"),
+    **{name: (_isolated(module), f"{what}, isolated in a child process (pip install 'bgconf[{name}]')")
+       for name, (module, _dist, what) in THIRD_PARTY.items()},
 }
+
+
+def installed_version(distribution: str) -> str | None:
+    """The installed version of a PyPI distribution, or None."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 class EngineNotFound(LookupError):
