@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import secrets
 import sys
@@ -13,7 +14,7 @@ from . import __version__, resources
 from .cases import Case, load_suite
 from .diagram import board_diagram
 from .engine import BUILTIN, EngineNotFound, entry_point_engines, get_engine
-from .report import case_line, failure_text, footer, header, section_table, summary_line, write_jsonl
+from .report import case_line, failure_text, footer, header, section_table, summary_line
 from .runner import run_cases, select
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
@@ -39,14 +40,32 @@ def _load(paths):
     return suite
 
 
-def cmd_run(args) -> int:
+class _Stop(Exception):
+    def __init__(self, code: int):
+        self.code = code
+
+
+def _execute(args):
+    """Load, select, run, apply expectations. Returns (info, suite, results, lines, stale)."""
+    from .expectations import ExpectationsError, apply, load
+    from .profiles import in_profile
+
     suite = _load(args.cases)
     chosen = select(suite.cases, args.case, args.tag, args.spec)
     if args.case:
         unknown = set(args.case) - {c.id for c in suite.cases}
         if unknown:
             _err(f"unknown case id(s): {', '.join(sorted(unknown))} (bgconf list shows the ids)")
-            return EXIT_USAGE
+            raise _Stop(EXIT_USAGE)
+    if args.profile:
+        chosen = [c for c in chosen if in_profile(c, args.profile)]
+    expectations = None
+    if args.expectations:
+        try:
+            expectations = load(args.expectations)
+        except ExpectationsError as exc:
+            _err(str(exc))
+            raise _Stop(EXIT_USAGE) from None
     if getattr(args, "timeout", None):
         os.environ["BGCONF_TIMEOUT"] = str(args.timeout)
     try:
@@ -54,10 +73,10 @@ def cmd_run(args) -> int:
         info = engine.describe()
     except EngineNotFound as exc:
         _err(str(exc))
-        return EXIT_USAGE
+        raise _Stop(EXIT_USAGE) from None
     except Exception as exc:
         _err(f"engine {args.engine!r} could not start: {exc}")
-        return EXIT_NO_ENGINE
+        raise _Stop(EXIT_NO_ENGINE) from None
     t0 = time.perf_counter()
     results = []
     incomplete = False
@@ -69,10 +88,36 @@ def cmd_run(args) -> int:
         engine.close()
     incomplete = incomplete or bool(getattr(engine, "incomplete", False))
     wall = time.perf_counter() - t0
-    if args.report:
-        with open(args.report, "w", encoding="utf-8") as out:
-            write_jsonl(out, [header(info, suite.content_hash, sys.argv[1:])]
-                        + [case_line(r) for r in results] + [footer(results, wall, incomplete)])
+    stale = apply(results, expectations, {c.id for c in suite.cases}) if expectations else []
+    lines = ([header(info, suite.content_hash, sys.argv[1:])]
+             + [case_line(r, args.engine) for r in results] + [footer(results, wall, incomplete)])
+    return info, suite, results, lines, stale
+
+
+def _write_outputs(args, lines) -> None:
+    from . import render
+
+    profile = args.profile or "complete"
+    outputs = {
+        "report": lambda: "".join(json.dumps(x) + "\n" for x in lines),
+        "junit": lambda: render.junit_xml(lines),
+        "markdown": lambda: render.markdown(lines, profile),
+        "html": lambda: render.html_certificate(lines, profile),
+        "badge": lambda: json.dumps(render.badge(lines, profile), indent=2) + "\n",
+    }
+    for name, make in outputs.items():
+        target = getattr(args, name, None)
+        if target:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            Path(target).write_text(make(), encoding="utf-8")
+
+
+def cmd_run(args) -> int:
+    try:
+        info, suite, results, lines, stale = _execute(args)
+    except _Stop as stop:
+        return stop.code
+    _write_outputs(args, lines)
     bad = [r for r in results if r.status in ("fail", "errored", "timeout", "xpass")]
     for r in bad[: args.max_failures]:
         print(failure_text(r, args.engine))
@@ -81,14 +126,51 @@ def cmd_run(args) -> int:
         print(f"... {len(bad) - args.max_failures} more not shown (--max-failures)")
     if args.verbose:
         for r in results:
-            if r.status == "unsupported":
-                print(f"UNSUPPORTED {r.case.nodeid}: {r.outcome.message}")
+            if r.status in ("unsupported", "xfail"):
+                print(f"{r.status.upper()} {r.case.nodeid}: {r.outcome.message}")
+    for message in stale:
+        print(f"error: {message}", file=sys.stderr)
+    incomplete = lines[-1]["incomplete"]
     print(f"engine: {info.get('name')} {info.get('version', '')}".rstrip())
     print(section_table(results))
-    print(summary_line(results, wall) + (" (incomplete)" if incomplete else ""))
-    if bad or incomplete:
+    print(summary_line(results, lines[-1]["wall_s"]) + (" (incomplete)" if incomplete else ""))
+    if bad or incomplete or stale:
         return EXIT_FAILED
     return EXIT_BAD_CASES if suite.errors else EXIT_OK
+
+
+def cmd_certify(args) -> int:
+    from . import render
+
+    out = Path(args.out)
+    name = f"{args.engine.replace(':', '_').replace('/', '_').replace(' ', '_')}-{args.profile}"
+    for kind, suffix in (("report", "jsonl"), ("junit", "junit.xml"), ("markdown", "md"),
+                         ("html", "html"), ("badge", "badge.json")):
+        setattr(args, kind, str(out / f"{name}.{suffix}"))
+    try:
+        _info, _suite, _results, lines, stale = _execute(args)
+    except _Stop as stop:
+        return stop.code
+    _write_outputs(args, lines)
+    v = render.verdict(lines)
+    for message in stale:
+        print(f"error: {message}", file=sys.stderr)
+    print(render.markdown(lines, args.profile), end="")
+    print(f"certificate: {args.html}")
+    return EXIT_OK if v["certified"] and not stale else EXIT_FAILED
+
+
+def cmd_expectations(args) -> int:
+    from .expectations import from_report
+    from .render import read_jsonl
+
+    try:
+        lines = read_jsonl(args.report)
+    except (OSError, ValueError) as exc:
+        _err(f"cannot read the report {args.report}: {exc}")
+        return EXIT_USAGE
+    print(from_report(lines), end="")
+    return EXIT_OK
 
 
 def recheck_on_reference(cases: list[Case]) -> list[str]:
@@ -207,6 +289,28 @@ def cmd_serve(args) -> int:
     return serve(engine)
 
 
+def _run_options(p: argparse.ArgumentParser) -> None:
+    from .profiles import PROFILES
+
+    p.add_argument("--engine", required=True,
+                   help="reference, gnubg, \"cmd:COMMAND\" (any program speaking spec/protocol.md), "
+                        "python:module:factory, or an engine registered in the bgconf.engines entry point "
+                        "group (see bgconf engines)")
+    p.add_argument("--profile", choices=PROFILES, help="only the cases of this profile (certify: required)",
+                   required=p.prog.endswith("certify"))
+    p.add_argument("--case", action="append", metavar="ID", help="run only this case id (repeatable)")
+    p.add_argument("--tag", action="append", metavar="T", help="run only cases with this tag (repeatable)")
+    p.add_argument("--spec", action="append", metavar="ANCHOR",
+                   help="run only cases naming this anchor or section, e.g. bearoff or move.larger-die")
+    p.add_argument("--cases", action="append", metavar="PATH",
+                   help="case files or directories instead of the bundled suite (repeatable)")
+    p.add_argument("--expectations", metavar="FILE",
+                   help="known failures of this engine: listed failures become xfail; a listed pass (xpass) "
+                        "or a listed id that is not in the suite fails the run")
+    p.add_argument("--timeout", type=float, metavar="S",
+                   help="seconds per request for engines behind the protocol (default 10, or BGCONF_TIMEOUT)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bgconf",
@@ -223,23 +327,31 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Run the suite (or selected cases) against an engine and print"
                                      " failures, a table per spec section and a summary.",
                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("--engine", required=True,
-                     help="reference, gnubg, \"cmd:COMMAND\" (any program speaking spec/protocol.md), "
-                          "python:module:factory, or an engine registered in the bgconf.engines entry point "
-                          "group (see bgconf engines)")
-    run.add_argument("--timeout", type=float, metavar="S",
-                     help="seconds per request for cmd: engines (default 10, or BGCONF_TIMEOUT)")
-    run.add_argument("--case", action="append", metavar="ID", help="run only this case id (repeatable)")
-    run.add_argument("--tag", action="append", metavar="T", help="run only cases with this tag (repeatable)")
-    run.add_argument("--spec", action="append", metavar="ANCHOR",
-                     help="run only cases naming this anchor or section, e.g. bearoff or move.larger-die")
+    _run_options(run)
     run.add_argument("--report", metavar="FILE.jsonl", help="write the JSON Lines report of record")
-    run.add_argument("--cases", action="append", metavar="PATH",
-                     help="case files or directories instead of the bundled suite (repeatable)")
+    run.add_argument("--junit", metavar="FILE.xml", help="write JUnit XML")
+    run.add_argument("--markdown", metavar="FILE.md", help="write a Markdown summary (e.g. a CI step summary)")
+    run.add_argument("--html", metavar="FILE.html", help="write the HTML certificate page")
+    run.add_argument("--badge", metavar="FILE.json", help="write a shields.io badge JSON")
     run.add_argument("--max-failures", type=int, default=20, metavar="N",
                      help="show at most N failures in full (default 20)")
-    run.add_argument("-v", "--verbose", action="store_true", help="also list unsupported cases")
+    run.add_argument("-v", "--verbose", action="store_true", help="also list unsupported and xfail cases")
     run.set_defaults(func=cmd_run)
+
+    cert = sub.add_parser("certify", help="run a profile and write report, JUnit, Markdown, HTML certificate, badge",
+                          description="Run every case of a profile and write ENGINE-PROFILE.{jsonl,junit.xml,md,"
+                                      "html,badge.json} into --out. A certificate is awarded only when every must"
+                                      " case of the profile passes, with no expected failure (exit 0).",
+                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _run_options(cert)
+    cert.add_argument("--out", default="bgconf-certificates", metavar="DIR", help="output directory")
+    cert.set_defaults(func=cmd_certify, verbose=False, max_failures=0)
+
+    exp = sub.add_parser("expectations", help="write an expectations file from a JSON Lines report",
+                         description="Print an expectations file listing every failed case of REPORT "
+                                     "(bgconf run --expectations FILE then turns them into xfail).")
+    exp.add_argument("report", metavar="REPORT.jsonl")
+    exp.set_defaults(func=cmd_expectations)
 
     val = sub.add_parser("validate", help="check case files (schema, semantics, expected values)",
                          description="Check case files: YAML, the JSON Schema, semantic checks (valid "

@@ -8,10 +8,8 @@ short.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
-from typing import IO, Iterable
 
 from . import __version__, resources
 from .compare import STATUSES
@@ -25,10 +23,19 @@ def header(engine_info: dict, content_hash: str, argv: list[str] | None = None) 
             "argv": argv or []}
 
 
-def case_line(r: CaseResult) -> dict:
+def case_line(r: CaseResult, engine_name: str = "") -> dict:
+    """One case's line; a case that did not pass also carries what a reader needs
+    to act on it: title, clause texts, board diagram and the re-run command."""
     line = {"type": "case", "id": r.case.id, "file": r.case.file, "kind": r.case.kind,
             "spec": list(r.case.spec), "level": r.case.level, "status": r.status,
             "ms": round(r.ms, 3)}
+    if r.status not in ("pass", "unsupported"):
+        clauses = resources.spec_clauses()
+        line["title"] = r.case.title
+        line["clauses"] = {a: clauses.get(a, "") for a in r.case.spec}
+        if r.case.position is not None:
+            line["diagram"] = board_diagram(r.case.position, r.case.dice)
+        line["repro"] = f"bgconf run --engine {engine_name} --case {r.case.id}"
     if r.outcome.message:
         line["message"] = r.outcome.message
     if r.outcome.missing:
@@ -42,11 +49,6 @@ def footer(results: list[CaseResult], wall_s: float, incomplete: bool = False) -
     counts = Counter(r.status for r in results)
     return {"type": "footer", "counts": {s: counts.get(s, 0) for s in STATUSES},
             "total": len(results), "wall_s": round(wall_s, 3), "incomplete": incomplete}
-
-
-def write_jsonl(out: IO[str], lines: Iterable[dict]) -> None:
-    for line in lines:
-        out.write(json.dumps(line, sort_keys=False) + "\n")
 
 
 def section_table(results: list[CaseResult]) -> str:

@@ -1,0 +1,81 @@
+"""Expectations files: an engine's known failures, strict (DESIGN.md section 8).
+
+Format (YAML)::
+
+    format: 1
+    engine: gym-backgammon
+    xfail:
+      bg-7Q3K: {reason: "plays the smaller die when only one can be played"}
+
+A listed case that fails is ``xfail``; a listed case that passes is ``xpass``
+and fails the run; an id that is not in the suite fails the run too (stale).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .compare import Outcome
+from .runner import CaseResult
+
+
+class ExpectationsError(ValueError):
+    """An expectations file that cannot be read (message names file and problem)."""
+
+
+@dataclass
+class Expectations:
+    """``engine`` name and ``xfail`` (case id -> reason)."""
+
+    engine: str
+    xfail: dict[str, str]
+    path: str = ""
+
+
+def load(path: str | Path) -> Expectations:
+    """Read an expectations file. Raises ExpectationsError."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ExpectationsError(f"{path}: cannot read expectations: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict) or data.get("format") != 1 or not isinstance(data.get("xfail", {}), dict):
+        raise ExpectationsError(f"{path}: an expectations file is a mapping with format: 1, engine and xfail")
+    xfail = {}
+    for cid, entry in (data.get("xfail") or {}).items():
+        reason = entry.get("reason") if isinstance(entry, dict) else None
+        if not reason:
+            raise ExpectationsError(f"{path}: xfail {cid} needs a reason")
+        xfail[str(cid)] = str(reason)
+    return Expectations(str(data.get("engine", "")), xfail, str(path))
+
+
+def apply(results: list[CaseResult], expectations: Expectations, suite_ids: set[str]) -> list[str]:
+    """Turn listed failures into ``xfail`` and listed passes into ``xpass`` (in place).
+    Returns the stale entries (ids not in the suite) as messages."""
+    for r in results:
+        reason = expectations.xfail.get(r.case.id)
+        if reason is None:
+            continue
+        if r.status in ("fail", "errored", "timeout"):
+            r.outcome = Outcome("xfail", f"expected failure ({reason}): {r.outcome.message}",
+                                r.outcome.missing, r.outcome.extra, r.outcome.got)
+        elif r.status == "pass":
+            r.outcome = Outcome("xpass", f"listed as a known failure ({reason}) but passes: remove it from"
+                                         f" {expectations.path}")
+    return [f"{expectations.path}: {cid} is not a case of the suite (stale entry; remove it)"
+            for cid in sorted(set(expectations.xfail) - suite_ids)]
+
+
+def from_report(lines: list[dict]) -> str:
+    """An expectations file (YAML text) listing every failed, errored or timed-out
+    case of a JSON Lines report, with its message as the reason."""
+    header = next((x for x in lines if x.get("type") == "header"), {})
+    failing = [x for x in lines if x.get("type") == "case" and x["status"] in ("fail", "errored", "timeout", "xfail")]
+    out = {"format": 1, "engine": header.get("engine", {}).get("name", ""),
+           "xfail": {x["id"]: {"reason": f"{x['status']}: {x.get('message', '')}"[:300]}
+                     for x in sorted(failing, key=lambda x: x["id"])}}
+    return yaml.safe_dump(out, sort_keys=False, allow_unicode=True, width=100)

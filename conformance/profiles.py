@@ -1,0 +1,29 @@
+"""Profiles: what a certificate covers (DESIGN.md section 7).
+
+- ``movement``: checker play: legal plays, play checks, applied plays, the
+  Position ID codec.
+- ``money``: movement plus scoring, the cube, the opening roll and session
+  transitions in money play.
+- ``match``: movement plus scoring, the cube, the opening roll and match
+  transitions in match play.
+- ``complete``: every case.
+"""
+
+from __future__ import annotations
+
+from .cases import Case
+
+MOVEMENT_KINDS = frozenset({"legal_plays", "play_check", "apply_play", "codec"})
+PROFILES = ("movement", "money", "match", "complete")
+
+
+def in_profile(case: Case, profile: str) -> bool:
+    """Whether ``case`` belongs to ``profile`` (one of PROFILES). Raises KeyError."""
+    if profile not in PROFILES:
+        raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    if profile == "complete" or case.kind in MOVEMENT_KINDS:
+        return True
+    if profile == "movement":
+        return False
+    money = case.match is None or case.match.money
+    return (profile == "money") == money

@@ -1,0 +1,128 @@
+"""Renderings of the JSON Lines report of record: JUnit XML, a Markdown summary,
+a self-contained HTML certificate, and a badge (shields.io endpoint JSON).
+
+Every function takes the report's lines (dicts, as ``report.read_jsonl`` gives).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import jinja2
+import junitparser
+
+_TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance", "templates"),
+                                autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
+                                lstrip_blocks=True)
+BAD = ("fail", "errored", "timeout", "xpass")
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """The lines of a JSON Lines report."""
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _parts(lines: list[dict]):
+    header = next((x for x in lines if x.get("type") == "header"), {})
+    footer = next((x for x in lines if x.get("type") == "footer"), {})
+    cases = [x for x in lines if x.get("type") == "case"]
+    return header, cases, footer
+
+
+def verdict(lines: list[dict]) -> dict:
+    """``{"certified": bool, "why": str, "must": n, "must_passed": n}``: certified iff
+    every ``must`` case passed (no failure, error, unsupported or expected failure)
+    and the run is complete."""
+    _header, cases, footer = _parts(lines)
+    must = [c for c in cases if c.get("level", "must") == "must"]
+    passed = sum(c["status"] == "pass" for c in must)
+    counts = Counter(c["status"] for c in must)
+    if footer.get("incomplete"):
+        why = "the run was cut short"
+    elif passed == len(must) and must:
+        why = f"all {len(must)} must cases pass"
+    elif not must:
+        why = "no must case in the profile"
+    else:
+        why = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "pass") + " of the must cases"
+    return {"certified": bool(must) and passed == len(must) and not footer.get("incomplete"),
+            "why": why, "must": len(must), "must_passed": passed}
+
+
+def section_matrix(cases: list[dict]) -> dict[str, Counter]:
+    table: dict[str, Counter] = defaultdict(Counter)
+    for c in cases:
+        for section in dict.fromkeys(a.split(".", 1)[0] for a in c["spec"]):
+            table[section][c["status"]] += 1
+    return dict(sorted(table.items()))
+
+
+def junit_xml(lines: list[dict]) -> str:
+    """JUnit XML: one testsuite per case file, one testcase per case."""
+    header, cases, _footer = _parts(lines)
+    xml = junitparser.JUnitXml(name=f"bgconf {header.get('suite_version', '')}")
+    suites: dict[str, junitparser.TestSuite] = {}
+    for c in cases:
+        suite = suites.setdefault(c["file"], junitparser.TestSuite(c["file"]))
+        case = junitparser.TestCase(c["id"], classname=c["file"].replace("/", ".").removesuffix(".yaml"),
+                                    time=c.get("ms", 0) / 1000)
+        text = "\n".join(filter(None, [c.get("message"), c.get("diagram"), c.get("repro")]))
+        if c["status"] in ("fail", "xpass"):
+            case.result = [junitparser.Failure(c.get("message", c["status"]), type_=c["status"])]
+            case.result[0].text = text
+        elif c["status"] in ("errored", "timeout"):
+            case.result = [junitparser.Error(c.get("message", c["status"]), type_=c["status"])]
+            case.result[0].text = text
+        elif c["status"] in ("unsupported", "xfail"):
+            case.result = [junitparser.Skipped(c.get("message", c["status"]))]
+        suite.add_testcase(case)
+    for suite in suites.values():
+        suite.update_statistics()
+        xml.add_testsuite(suite)
+    xml.update_statistics()
+    return xml.tostring().decode("utf-8") if isinstance(xml.tostring(), bytes) else xml.tostring()
+
+
+def markdown(lines: list[dict], profile: str = "") -> str:
+    """A Markdown summary fit for a CI step summary."""
+    header, cases, footer = _parts(lines)
+    v = verdict(lines)
+    engine = header.get("engine", {})
+    out = [f"## bgconf {header.get('suite_version', '')}: {engine.get('name', '?')} {engine.get('version', '')}",
+           "", f"**{'Certified' if v['certified'] else 'Not certified'}**"
+           + (f" for profile `{profile}`" if profile else "") + f": {v['why']}.", "",
+           "| section | " + " | ".join(("pass", "fail", "errored", "unsupported", "xfail")) + " |",
+           "|---|" + "---|" * 5]
+    for section, counts in section_matrix(cases).items():
+        out.append(f"| {section} | " + " | ".join(str(counts.get(s, 0))
+                                                   for s in ("pass", "fail", "errored", "unsupported", "xfail")) + " |")
+    bad = [c for c in cases if c["status"] in BAD]
+    if bad:
+        out += ["", "### Failures", ""]
+        for c in bad[:50]:
+            out.append(f"- `{c['id']}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}")
+    counts = footer.get("counts", {})
+    out += ["", " ".join(f"{n} {s}," for s, n in counts.items() if n).rstrip(",")
+            + f" in {footer.get('wall_s', 0)} s" + (" (incomplete)" if footer.get("incomplete") else "")]
+    return "\n".join(out) + "\n"
+
+
+def html_certificate(lines: list[dict], profile: str) -> str:
+    """A self-contained HTML page: verdict, matrix per spec section, unsupported
+    options and capabilities, and every failure with its board and re-run command."""
+    header, cases, footer = _parts(lines)
+    unsupported = sorted({c.get("message", "") for c in cases if c["status"] == "unsupported"})
+    return _TEMPLATES.get_template("certificate.html.j2").render(
+        header=header, footer=footer, profile=profile, verdict=verdict(lines),
+        matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
+        failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported)
+
+
+def badge(lines: list[dict], profile: str) -> dict:
+    """shields.io endpoint JSON for the profile's verdict."""
+    v = verdict(lines)
+    return {"schemaVersion": 1, "label": f"bgconf {profile}",
+            "message": "certified" if v["certified"] else f"{v['must_passed']}/{v['must']} must",
+            "color": "brightgreen" if v["certified"] else "red"}
