@@ -328,6 +328,14 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
             match = Match.from_dict(raw.get("match"))
     except ModelError as exc:
         raise _Problem(["match"], f"impossible match state: {exc}") from None
+    if cube is not None:
+        if rules["max_cube"] is not None and cube.value > rules["max_cube"]:
+            raise _Problem(["cube", "value"], f"cube value {cube.value} is above max_cube {rules['max_cube']}")
+        if cube.owner == "center" and cube.value > 1:
+            limit = 2 ** rules["automatic_doubles"] if match is None or match.money else 1
+            if cube.value > limit:
+                raise _Problem(["cube"], f"a centred cube at {cube.value} needs that many automatic doubles"
+                                         f" (rules: automatic_doubles), in money play; a turned cube has an owner")
     if match is not None and match.crawford and not rules["crawford"]:
         raise _Problem(["match", "crawford"], "a Crawford game with the rule option crawford: false; drop one")
     position = _position(raw["position"], ["position"]) if "position" in raw else None

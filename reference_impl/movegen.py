@@ -5,11 +5,12 @@ the mover (``me``: 0 off, 1..24 points, 25 bar) and in the opponent's own
 numbering for the opponent (``opp``); the opponent's checkers on the mover's
 point ``p`` are ``opp[25 - p]``.
 
-Algorithm (spec: move.maximum-dice, move.larger-die): enumerate every sequence
-of single-die steps for each order of the dice (one order for a double), each
-step legal on its own (``step_error``); keep the sequences that use the most
-dice, then among those the largest total of dice; the legal plays are the set
-of their resulting positions (spec: move.same-play).
+Algorithm (spec: move.maximum-dice, move.larger-die, move.same-play): play the
+dice one at a time in each order (one order for a double), every step legal on
+its own; keep the plays that use the most dice and, when that is one die, the
+larger die if it can be played; the legal plays are the set of their resulting
+positions. ``step_error`` states the single-step rules with reasons (for play
+checks); ``_single_steps`` is its fast form for the search.
 """
 
 from __future__ import annotations
@@ -56,40 +57,25 @@ def do_step(me: list[int], opp: list[int], src: int, die: int) -> int:
     return dst
 
 
-def _sources(me: Sequence[int]) -> Iterable[int]:
+def _single_steps(me: Sequence[int], die: int, blocked: frozenset) -> Iterable[tuple[int, int]]:
+    """Every legal single step ``(from, to)`` of one die: the fast form of
+    ``step_error`` used by the generator (the tests check the two agree)."""
     if me[BAR]:
-        return (BAR,)
-    return [p for p in range(24, 0, -1) if me[p]]
-
-
-def _extend(me, opp, dice, steps, out, last_src):
-    """Depth-first over one order of the dice; record where each sequence stops."""
-    if not dice:
-        out.append((tuple(me), tuple(opp), steps))
+        dst = BAR - die
+        if dst not in blocked:  # spec: bar.enter-first, bar.entry-point
+            yield BAR, dst
         return
-    die = dice[0]
-    moved = False
-    for src in _sources(me):
-        # With a double, steps can be taken from non-increasing sources without
-        # losing any resulting position (higher checkers moving first never
-        # makes a later step less possible); this bounds the search.
-        if src > last_src:
-            continue
-        if step_error(me, opp, src, die) is None:
-            moved = True
-            me2, opp2 = list(me), list(opp)
-            dst = do_step(me2, opp2, src, die)
-            _extend(me2, opp2, dice[1:], steps + ((src, dst),), out,
-                    src if len(set(dice)) == 1 else BAR)
-    if not moved:
-        out.append((tuple(me), tuple(opp), steps))
-
-
-def _play_rank(steps: Steps, dice: Sequence[int]) -> tuple[int, int]:
-    """(dice used, total of the dice used) of a sequence played in the order ``dice``.
-    A sequence that bears off the last checker stops there and is ranked by the
-    dice it used (spec: bearoff.last-checker, move.maximum-dice)."""
-    return (len(steps), sum(dice[: len(steps)]))
+    top = 24
+    while top and not me[top]:
+        top -= 1
+    for src in range(top, 0, -1):
+        if me[src]:
+            dst = src - die
+            if dst > 0:
+                if dst not in blocked:  # spec: move.open-point
+                    yield src, dst
+            elif top <= 6 and (dst == 0 or src == top):  # spec: bearoff.*
+                yield src, OFF
 
 
 def legal_plays(position: Position, dice: Sequence[int]) -> dict[Position, Steps]:
@@ -100,20 +86,61 @@ def legal_plays(position: Position, dice: Sequence[int]) -> dict[Position, Steps
     that reaches it (``((from, to), ...)``, 25 = bar, 0 = off, the mover's
     numbering). No legal play gives one entry: the unchanged board with an empty
     step list (spec: move.pass).
+
+    The search goes die by die over each order of the dice (one order for a
+    double), keeping one entry per distinct state after each die: the mover's
+    checkers and which opposing blots have been hit (the opponent's points never
+    block more as the roll goes on). The legal plays are the states of the
+    deepest layer (spec: move.maximum-dice), and when only one die can be
+    played, those of the larger die if it can be (spec: move.larger-die).
     """
+    opp = position.opponent
+    blocked = frozenset(p for p in range(1, 25) if opp[25 - p] >= 2)
+    blots = frozenset(p for p in range(1, 25) if opp[25 - p] == 1)
     moves = dice_moves(dice)
     orders = [moves] if moves[0] == moves[-1] else [moves, moves[::-1]]
-    ends: list[tuple[tuple, tuple, Steps, tuple[int, int]]] = []
+    start = (tuple(position.mover), 0)
+    deepest: dict = {}
+    depth = 0
     for order in orders:
-        found: list = []
-        _extend(list(position.mover), list(position.opponent), order, (), found, BAR)
-        ends.extend((me, opp, steps, _play_rank(steps, order)) for me, opp, steps in found)
-    best = max(rank for *_, rank in ends)
+        layer = {start: ()}
+        for n, die in enumerate(order, 1):
+            following: dict = {}
+            for (me, hits), steps in layer.items():
+                for src, dst in _single_steps(me, die, blocked):
+                    board = list(me)
+                    board[src] -= 1
+                    board[dst] += 1
+                    hit = hits | (1 << dst) if dst in blots else hits
+                    following.setdefault((tuple(board), hit), steps + ((src, dst),))
+            if not following:
+                break
+            layer = following
+            if n > depth:
+                depth, deepest = n, {}
+            if n == depth:
+                if n == 1 and len(orders) == 2 and deepest and order[0] < orders[0][0]:
+                    continue  # one die only: the larger die's plays, found first, win
+                deepest.update((k, v) for k, v in layer.items() if k not in deepest)
+    if not depth:
+        return {position.passed(): ()}  # spec: move.pass
     plays: dict[Position, Steps] = {}
-    for me, opp, steps, rank in ends:
-        if rank == best:
-            result = Position.from_mover(position.on_roll, me, opp).passed()
-            plays.setdefault(result, steps)
+    for (me, hits), steps in deepest.items():
+        if hits:
+            board = list(opp)
+            for p in range(1, 25):
+                if hits >> p & 1:
+                    board[25 - p] = 0
+                    board[BAR] += 1
+            them = tuple(board)
+        else:
+            them = opp
+        # the turn passes to the other side; checkers were only moved, so the
+        # result is valid by construction
+        if position.on_roll == "x":
+            plays[Position.trusted("o", me, them)] = steps
+        else:
+            plays[Position.trusted("x", them, me)] = steps
     return plays
 
 

@@ -96,6 +96,16 @@ class Position:
         return cls(on_roll, START_SIDE, START_SIDE)
 
     @classmethod
+    def trusted(cls, on_roll: str, x: tuple[int, ...], o: tuple[int, ...]) -> "Position":
+        """Build without validation, for callers that keep the invariants by
+        construction (an engine moving checkers of a valid position)."""
+        pos = object.__new__(cls)
+        object.__setattr__(pos, "on_roll", on_roll)
+        object.__setattr__(pos, "x", x)
+        object.__setattr__(pos, "o", o)
+        return pos
+
+    @classmethod
     def from_mover(cls, on_roll: str, mover: tuple[int, ...], opponent: tuple[int, ...]) -> "Position":
         """Build from the side on roll and its opponent (each a 26-tuple)."""
         if on_roll == "x":
