@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from conformance import __version__
 from conformance.engine import Engine, Unsupported
 from conformance.model import (
     Cube, Match, Position, decode_position_id, effective_rules, encode_position_id, play_to_position,
 )
 
-from reference_impl import legal_plays, play_check
-from reference_impl.game import cube_action, game_result, match_transition, opening_roll
+import reference_impl.check
+import reference_impl.game
+import reference_impl.movegen
+
+#: The rule functions the engine calls; a mutant engine swaps in altered ones.
+RULES = SimpleNamespace(
+    legal_plays=reference_impl.movegen.legal_plays, play_check=reference_impl.check.play_check,
+    game_result=reference_impl.game.game_result, cube_action=reference_impl.game.cube_action,
+    opening_roll=reference_impl.game.opening_roll, match_transition=reference_impl.game.match_transition,
+)
 
 
 class ReferenceEngine(Engine):
-    """bgconf's reference engine: answers every movement kind and the gnubg codec."""
+    """bgconf's reference engine: answers every kind of case, with every rule option."""
+
+    rules = RULES
 
     def describe(self) -> dict:
         return {
@@ -33,11 +45,11 @@ class ReferenceEngine(Engine):
 
     def legal_plays(self, request: dict) -> dict:
         position = Position.from_dict(request["position"])
-        plays = legal_plays(position, request["dice"])
+        plays = self.rules.legal_plays(position, request["dice"])
         return {"plays": [[list(s) for s in steps] for steps in plays.values() if steps]}
 
     def play_check(self, request: dict) -> dict:
-        verdict = play_check(Position.from_dict(request["position"]), request["dice"], request["steps"])
+        verdict = self.rules.play_check(Position.from_dict(request["position"]), request["dice"], request["steps"])
         out: dict = {"legal": verdict.legal}
         if verdict.reason:
             out["reason"] = verdict.reason
@@ -55,20 +67,20 @@ class ReferenceEngine(Engine):
         return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
 
     def game_result(self, request: dict) -> dict:
-        return game_result(Position.from_dict(request["position"]), Cube.from_dict(request.get("cube")),
+        return self.rules.game_result(Position.from_dict(request["position"]), Cube.from_dict(request.get("cube")),
                            Match.from_dict(request.get("match")), effective_rules(request.get("rules")))
 
     def cube_action(self, request: dict) -> dict:
         action = request["action"]
-        return cube_action(request["on_roll"], request["moment"], Cube.from_dict(request.get("cube")),
+        return self.rules.cube_action(request["on_roll"], request["moment"], Cube.from_dict(request.get("cube")),
                            Match.from_dict(request.get("match")), action["by"], action["type"],
                            effective_rules(request.get("rules")))
 
     def opening_roll(self, request: dict) -> dict:
-        return opening_roll(request["throws"], Match.from_dict(request.get("match")),
+        return self.rules.opening_roll(request["throws"], Match.from_dict(request.get("match")),
                             effective_rules(request.get("rules")))
 
     def match_transition(self, request: dict) -> dict:
         result = request["result"]
-        return match_transition(Match.from_dict(request["match"]), result["winner"], result["points"],
+        return self.rules.match_transition(Match.from_dict(request["match"]), result["winner"], result["points"],
                                 result.get("type", "single"), effective_rules(request.get("rules")))
