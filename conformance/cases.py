@@ -23,6 +23,7 @@ from conformance.model import (
     effective_rules,
     Position,
     decode_position_id,
+    decode_xgid,
     notation_to_position,
     parse_dice,
     parse_play,
@@ -35,6 +36,7 @@ KIND_REQUIRES = {
     "play_check": "play-check",
     "apply_play": "apply-play",
     "codec": "codec.gnubg",
+    "codec.xgid": "codec.xgid",
     "game_result": "game-result",
     "cube_action": "cube",
     "opening_roll": "opening-roll",
@@ -114,7 +116,7 @@ class Case:
             req["steps"] = [list(s) for s in self.steps or []]
         if self.kind == "codec":
             req["format"] = self.raw["codec"]
-            req["gnubg_id"] = self.expected
+            req[self.raw["codec"]] = self.expected
         if self.cube is not None:
             req["cube"] = self.cube.to_dict()
         if self.match is not None:
@@ -309,7 +311,8 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
             raise _Problem(["tags", j], f"tag {tag!r} is not registered; add it to cases/tags.yaml or fix it")
     if raw["id"] in resources.retired_ids():
         raise _Problem(["id"], f"id {raw['id']} is retired (cases/RETIRED); use bgconf new-id")
-    requires = tuple(raw.get("requires") or [KIND_REQUIRES[kind]])
+    default_need = KIND_REQUIRES["codec.xgid" if kind == "codec" and raw.get("codec") == "xgid" else kind]
+    requires = tuple(raw.get("requires") or [default_need])
     for j, cap in enumerate(requires):
         if cap not in CAPABILITIES:
             raise _Problem(["requires", j], f"unknown capability {cap!r}; known: {', '.join(sorted(CAPABILITIES))}")
@@ -390,11 +393,17 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
     elif kind == "match_transition":
         expected = dict(expect)
     elif kind == "codec":
-        expected = expect["gnubg_id"]
+        fmt = raw["codec"]
+        if fmt not in expect:
+            raise _Problem(["expect"], f"a {fmt} codec case expects {{{fmt}: ...}}")
+        expected = expect[fmt]
         try:
-            decode_position_id(expected)
+            decoded = (decode_position_id(expected, position.on_roll) if fmt == "gnubg_id"
+                       else decode_xgid(expected))
         except ModelError as exc:
-            raise _Problem(["expect", "gnubg_id"], str(exc)) from None
+            raise _Problem(["expect", fmt], str(exc)) from None
+        if decoded != position:
+            raise _Problem(["expect", fmt], f"{expected} decodes to {decoded}, not to the case's position")
     return Case(
         id=raw["id"], title=raw["title"], kind=kind, spec=tuple(raw["spec"]),
         level=raw.get("level", "must"), tags=tuple(raw.get("tags", [])), requires=requires,

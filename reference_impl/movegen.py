@@ -97,7 +97,7 @@ def legal_plays(position: Position, dice: Sequence[int]) -> dict[Position, Steps
     opp = position.opponent
     blocked = frozenset(p for p in range(1, 25) if opp[25 - p] >= 2)
     blots = frozenset(p for p in range(1, 25) if opp[25 - p] == 1)
-    moves = dice_moves(dice)
+    moves = dice_moves(sorted(dice, reverse=True))  # the larger die's order is searched first
     orders = [moves] if moves[0] == moves[-1] else [moves, moves[::-1]]
     start = (tuple(position.mover), 0)
     deepest: dict = {}

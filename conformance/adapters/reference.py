@@ -7,7 +7,8 @@ from types import SimpleNamespace
 from conformance import __version__
 from conformance.engine import Engine, Unsupported
 from conformance.model import (
-    Cube, Match, Position, decode_position_id, effective_rules, encode_position_id, play_to_position,
+    Cube, Match, Position, decode_position_id, decode_xgid, effective_rules, encode_position_id, encode_xgid,
+    play_to_position,
 )
 
 import reference_impl.check
@@ -31,7 +32,7 @@ class ReferenceEngine(Engine):
         return {
             "name": "reference",
             "version": __version__,
-            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "game-result",
+            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "game-result",
                              "cube", "match", "opening-roll"],
             "rule_options": {
                 "cube": [True, False], "max_cube": [2 ** k for k in range(16)] + [None],
@@ -40,7 +41,7 @@ class ReferenceEngine(Engine):
                 "backgammon_multiplier": [3, 4], "opening_reroll": [False, True],
                 "winner_starts": [False, True],
             },
-            "position_formats": ["board", "gnubg_id"],
+            "position_formats": ["board", "gnubg_id", "xgid"],
         }
 
     def legal_plays(self, request: dict) -> dict:
@@ -60,11 +61,14 @@ class ReferenceEngine(Engine):
         return {"position": play_to_position(position, request["play"]).to_wire()}
 
     def codec(self, request: dict) -> dict:
-        if request.get("format") != "gnubg_id":
-            raise Unsupported(f"codec format {request.get('format')!r}")
         position = Position.from_dict(request["position"])
-        decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll)
-        return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
+        fmt = request.get("format")
+        if fmt == "gnubg_id":
+            decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll)
+            return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
+        if fmt == "xgid":
+            return {"encoded": encode_xgid(position), "decoded": decode_xgid(request["xgid"]).to_wire()}
+        raise Unsupported(f"codec format {fmt!r}")
 
     def game_result(self, request: dict) -> dict:
         return self.rules.game_result(Position.from_dict(request["position"]), Cube.from_dict(request.get("cube")),

@@ -8,6 +8,7 @@ from .game import (
     CUBE_ACTIONS, MOMENTS, RESULTS, RULE_DEFAULTS, Cube, GameStateError, Match, effective_rules,
 )
 from .gnubg_id import decode_position_id, encode_position_id
+from .xgid import decode_xgid, decode_xgid_fields, encode_xgid
 from .play import (
     Step,
     apply_steps,
@@ -23,7 +24,7 @@ from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_s
 
 __all__ = [
     "CUBE_ACTIONS", "MOMENTS", "RESULTS", "RULE_DEFAULTS", "Cube", "GameStateError", "Match",
-    "effective_rules",
+    "effective_rules", "decode_xgid", "decode_xgid_fields", "encode_xgid",
     "BAR", "CHECKERS", "OFF", "SIDES", "START_POINTS", "CodecError", "DiceError", "ModelError",
     "NotationError", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",

@@ -114,7 +114,7 @@ class Position:
 
     @classmethod
     def from_dict(cls, data: Any) -> "Position":
-        """Parse the board form, ``"start"``, or ``{"gnubg_id": ...}``.
+        """Parse the board form, ``"start"``, ``{"gnubg_id": ...}`` or ``{"xgid": ...}``.
 
         Raises PositionError naming the offending field.
         """
@@ -122,6 +122,10 @@ class Position:
             return cls.start()
         if not isinstance(data, Mapping):
             raise PositionError(f"a position is 'start' or a mapping, not {data!r}")
+        if "xgid" in data:
+            from .xgid import decode_xgid
+
+            return decode_xgid(data["xgid"])
         if "gnubg_id" in data:
             from .gnubg_id import decode_position_id
 
