@@ -24,6 +24,8 @@ from conformance.model import (
     Position,
     decode_position_id,
     decode_xgid,
+    encode_position_id,
+    encode_xgid,
     notation_to_position,
     parse_dice,
     parse_play,
@@ -91,11 +93,18 @@ class Case:
     effective_rules: dict = field(default_factory=dict, repr=False)
     cube: Cube | None = None
     match: Match | None = None
+    scenario: str = ""
+    position_format: str = "board"
+
+    @property
+    def name(self) -> str:
+        """The id, with the scenario in brackets when there is one: ``bg-7Q3K[swapped]``."""
+        return f"{self.id}[{self.scenario}]" if self.scenario else self.id
 
     @property
     def nodeid(self) -> str:
-        """``cases/<file>.yaml::<id>``."""
-        return f"{self.file}::{self.id}"
+        """``cases/<file>.yaml::<id>`` (with ``[scenario]``)."""
+        return f"{self.file}::{self.name}"
 
     @property
     def section(self) -> str:
@@ -108,7 +117,12 @@ class Case:
         ``rules`` carries every rule option, defaults filled in."""
         req: dict = {"kind": self.kind, "case": self.id, "rules": dict(self.effective_rules)}
         if self.position is not None:
-            req["position"] = self.position.to_wire()
+            if self.position_format == "gnubg_id":
+                req["position"] = {"gnubg_id": encode_position_id(self.position), "on_roll": self.position.on_roll}
+            elif self.position_format == "xgid":
+                req["position"] = {"xgid": encode_xgid(self.position)}
+            else:
+                req["position"] = self.position.to_wire()
         if self.dice is not None:
             req["dice"] = list(self.dice)
         if self.play is not None:

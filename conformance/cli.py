@@ -77,6 +77,10 @@ def _execute(args):
     except Exception as exc:
         _err(f"engine {args.engine!r} could not start: {exc}")
         raise _Stop(EXIT_NO_ENGINE) from None
+    if getattr(args, "scenarios", False):
+        from .scenarios import variants
+
+        chosen = chosen + [v for c in chosen for v in variants(c, info)]
     t0 = time.perf_counter()
     results = []
     incomplete = False
@@ -332,6 +336,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--expectations", metavar="FILE",
                    help="known failures of this engine: listed failures become xfail; a listed pass (xpass) "
                         "or a listed id that is not in the suite fails the run")
+    p.add_argument("--scenarios", action="store_true",
+                   help="also ask every case again with colours swapped, dice reversed, and the position as a "
+                        "Position ID or XGID (when the engine declares those formats); shown as bg-XXXX[swapped]")
     p.add_argument("--timeout", type=float, metavar="S",
                    help="seconds per request for engines behind the protocol (default 10, or BGCONF_TIMEOUT)")
 

@@ -32,6 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "python:module:factory, or a bgconf.engines entry point)")
     group.addoption("--bg-no-suite", action="store_true", default=False,
                     help="with --bg-engine: run only *.bgcase.yaml files found, not the bundled suite")
+    group.addoption("--bg-scenarios", action="store_true", default=False,
+                    help="also run every case with colours swapped, dice reversed, and the position as a "
+                         "Position ID or XGID when the engine declares it (ids like bg-XXXX[swapped])")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -61,8 +64,18 @@ class BgCaseFile(pytest.File):
         if errors:
             # the file's good cases still run; its problems fail one item of their own
             yield BgLoadErrors.from_parent(self, name="load-errors", errors=errors)
+        if self.config.getoption("--bg-scenarios"):
+            from .scenarios import variants
+
+            engine_name = self.config.getoption("--bg-engine") or "reference"
+            engines = self.config.stash[_ENGINES]
+            if engine_name not in engines:
+                engine = get_engine(engine_name)
+                engines[engine_name] = (engine, engine.describe(), {})
+            info = engines[engine_name][1]
+            cases = cases + [v for c in cases for v in variants(c, info)]
         for case in cases:
-            item = BgCaseItem.from_parent(self, name=case.id, case=case)
+            item = BgCaseItem.from_parent(self, name=case.name, case=case)
             item.add_marker(pytest.mark.bgconf)
             for tag in case.tags:
                 item.add_marker(getattr(pytest.mark, tag.replace("-", "_")))
@@ -111,15 +124,15 @@ class BgCaseItem(pytest.Item):
         return engines[name]
 
     def _reply(self, engine, replies: dict) -> dict:
-        if self.case.id not in replies:
+        if self.case.name not in replies:
             # answer every collected case of this engine in one batch (one process round trip)
             batch = [i.case for i in self.session.items
-                     if isinstance(i, BgCaseItem) and i.case.id not in replies]
+                     if isinstance(i, BgCaseItem) and i.case.name not in replies]
             info = engine.describe()
             batch = [c for c in batch if unsupported_reason(c, info) is None] or [self.case]
             for c, reply in zip(batch, engine.run_batch([c.request() for c in batch])):
-                replies[c.id] = reply
-        return replies.pop(self.case.id)
+                replies[c.name] = reply
+        return replies.pop(self.case.name)
 
     def runtest(self) -> None:
         engine, info, replies = self._engine()
@@ -138,7 +151,7 @@ class BgCaseItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, self.case.line - 1, f"{self.case.id}: {self.case.title}"
+        return self.path, self.case.line - 1, f"{self.case.name}: {self.case.title}"
 
 
 def pytest_collect_file(file_path: Path, parent):

@@ -26,7 +26,7 @@ def header(engine_info: dict, content_hash: str, argv: list[str] | None = None) 
 def case_line(r: CaseResult, engine_name: str = "") -> dict:
     """One case's line; a case that did not pass also carries what a reader needs
     to act on it: title, clause texts, board diagram and the re-run command."""
-    line = {"type": "case", "id": r.case.id, "file": r.case.file, "kind": r.case.kind,
+    line = {"type": "case", "id": r.case.id, "scenario": r.case.scenario, "file": r.case.file, "kind": r.case.kind,
             "spec": list(r.case.spec), "level": r.case.level, "status": r.status,
             "ms": round(r.ms, 3)}
     if r.status not in ("pass", "unsupported"):
@@ -35,7 +35,8 @@ def case_line(r: CaseResult, engine_name: str = "") -> dict:
         line["clauses"] = {a: clauses.get(a, "") for a in r.case.spec}
         if r.case.position is not None:
             line["diagram"] = board_diagram(r.case.position, r.case.dice)
-        line["repro"] = f"bgconf run --engine {engine_name} --case {r.case.id}"
+        line["repro"] = (f"bgconf run --engine {engine_name} --case {r.case.id}"
+                         + (" --scenarios" if r.case.scenario else ""))
     if r.outcome.message:
         line["message"] = r.outcome.message
     if r.outcome.missing:
@@ -91,7 +92,8 @@ def failure_text(r: CaseResult, engine_name: str) -> str:
         lines.append("  extra plays (returned, not legal):   " + ", ".join(r.outcome.extra))
     if r.outcome.message:
         lines.append(f"  {r.outcome.message}")
-    lines.append(f"  re-run: bgconf run --engine {engine_name} --case {case.id}")
+    lines.append(f"  re-run: bgconf run --engine {engine_name} --case {case.id}"
+                 + (" --scenarios" if case.scenario else ""))
     return "\n".join(lines)
 
 

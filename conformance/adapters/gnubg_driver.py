@@ -36,12 +36,49 @@ Requests (``id`` is any JSON value, echoed back unchanged; missing -> null):
 - ``{"id": 1, "op": "version"}`` -> ``{"id": 1, "version": "GNU Backgammon 1.07.001 20230103"}``.
 - ``{"id": 2, "op": "ping"}`` -> ``{"id": 2, "pong": true}``.
 
+Game ops. Players are gnubg's: 0 and 1 (``gnubg.match()`` calls them "X" and "O"; the opening
+throw is "<player 0> rolls a, <player 1> rolls b"). Each op starts a new match (or money session)
+of its own, so no state carries over from one request to the next. ``game`` (in every op but
+``opening_roll``) is ``{"length": 0 (money) .. 64, "score": [s0, s1], "crawford": bool,
+"post_crawford": bool, "cube_use": bool, "jacoby": bool, "beavers": n (gnubg's `set beavers`:
+how many beavers and raccoons one cube action may have), "auto_crawford": bool (gnubg's
+`set automatic crawford`, the Crawford rule)}``. ``state`` in replies is gnubg's match state read
+from its own Match ID: ``{"match_id", "cube", "owner" (-1 = centred), "move" (player on roll),
+"crawford", "game" (none|playing|over|resigned|dropped), "turn" (player to act), "doubled",
+"dice", "length", "score", "beavers" (beavers and raccoons so far in the pending cube action)}``.
+
+- ``{"op": "finish_game", "game": {...}, "winner": p, "cube": n, "owner": -1|0|1,
+  "board": [[25], [25]] (loser, winner: the winner on roll with one checker left on its point
+  ``point``), "point": 1..6, "next_game": bool}`` -> plays ``point/off`` with 6-6 in that state
+  and reports gnubg's verdict: ``{"winner": p, "points": n, "result": "single game"|"gammon"|
+  "backgammon", "message": "... wins a gammon and 4 points.", "state": {...} (after the game),
+  "score_text": gnubg's `show score` line, "match_over": bool}``; with ``next_game``, gnubg is
+  then asked to start the next game: ``"next_game": bool`` (whether it did; it refuses once the
+  match is over), ``"opening": bool`` (whether the game began with an opening throw) and
+  ``"next_game_messages"``.
+- ``{"op": "cube_action", "game": {...}, "turn": p, "cube": n, "owner": -1|0|1, "dice": [a, b] or
+  null, "steps": ["double", "redouble", ...], "beavers": n, "actor": p, "command": "double"|"take"|
+  "drop"|"redouble", "animal": "beaver"|"raccoon" (redouble only)}`` -> puts gnubg in the state
+  (``steps`` are played to reach an offer; ``beavers`` is set before the action), then issues
+  ``command`` as ``actor``: ``{"accepted": bool, "messages": [...], "before": state, "after":
+  state, "game": {"winner": p, "points": n} (when the game ended)}``. gnubg takes commands only
+  from the player whose turn it is, so another actor is refused without asking gnubg.
+- ``{"op": "opening_roll", "length": n, "cube_use": bool, "auto_doubles": 0..12, "throws":
+  [[a, b], ...]}`` -> gnubg reads the throws from a dice file (`set rng file`) as it starts a
+  game: ``{"rolled": [[a, b], ...], "starter": p, "dice": [d, d], "state": {...},
+  "messages": [...]}``.
+
+A state gnubg refuses to be put in (it refuses a setting or a step that leads there) ->
+``{"id": N, "cannot": "why"}``.
+
 Any failure -> ``{"id": N, "error": "message"}``, and the loop goes on. A request line that is
 not JSON is answered with ``{"id": null, "error": ...}``.
 """
 
+import base64
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -66,6 +103,10 @@ _SETUP_COMMANDS = (
 
 class RequestError(Exception):
     """A request this driver cannot answer; its text becomes the error reply."""
+
+
+class CannotSetUp(Exception):
+    """gnubg refuses to be put in the state a request describes; becomes ``{"cannot": ...}``."""
 
 
 # ---------------------------------------------------------------- output plumbing
@@ -220,8 +261,12 @@ def _set_board(pid, expected):
     msgs = _command("set board " + pid)
     if _current_board() != expected:
         # gnubg keeps the old board when it refuses; a finished or missing game needs a new one
-        msgs += _command("new game")
-        msgs += _command("set board " + pid)
+        # (and a finished match, as a game op may leave it, a new session)
+        for fresh in ("new game", "new session"):
+            msgs += _command(fresh)
+            msgs += _command("set board " + pid)
+            if _current_board() == expected:
+                break
         if _current_board() != expected:
             why = "; ".join(dict.fromkeys(m for m in msgs if m))  # unique, in order
             raise RequestError("gnubg refuses the position %s%s" % (pid, (": " + why) if why else ""))
@@ -248,6 +293,283 @@ def _apply_steps(board, steps):
             opp[24] += 1
         me[b - 1] += 1
     return tuple(opp), tuple(me)
+
+
+# ---------------------------------------------------------------- game state: match, cube, turn
+
+_GAME_STATES = ("none", "playing", "over", "resigned", "dropped")
+_GAME_SETTINGS = (
+    # keep gnubg from acting on its own between our commands: no automatic roll (it rolls for
+    # a player who cannot double, e.g. right after a take), move, bear-off or next game
+    "set automatic game off",
+    "set automatic roll off",
+    "set automatic move off",
+    "set automatic bearoff off",
+    "set confirm new off",
+)
+_WINS = re.compile(r"^(.*) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
+_ROLLS = re.compile(r"^.* rolls ([1-6]), .* rolls ([1-6])\.$")
+_DICE_FILE = os.path.join(tempfile.gettempdir(), "bgconf-gnubg-dice-%d.txt" % os.getpid())
+
+
+def _match_state():
+    """gnubg's match state, read from its own Match ID (bit layout as the gnubg manual gives it)."""
+    mid = gnubg.matchid()
+    raw = base64.b64decode(mid + "=" * (-len(mid) % 4))
+    bits = int.from_bytes(raw, "little")
+
+    def field(start, width):  # start is 0-based
+        return (bits >> start) & ((1 << width) - 1)
+
+    owner = field(4, 2)
+    game = field(8, 3)
+    state = {
+        "match_id": mid,
+        "cube": 1 << field(0, 4),
+        "owner": -1 if owner == 3 else owner,
+        "move": field(6, 1),
+        "crawford": bool(field(7, 1)),
+        "game": _GAME_STATES[game] if game < len(_GAME_STATES) else str(game),
+        "turn": field(11, 1),
+        "doubled": bool(field(12, 1)),
+        "resigned": field(13, 2),
+        "dice": [field(15, 3), field(18, 3)],
+        "length": field(21, 15),
+        "score": [field(36, 15), field(51, 15)],
+        "beavers": None,
+    }
+    try:  # gnubg's cube info counts the beavers/raccoons of the pending cube action
+        state["beavers"] = int(gnubg.cubeinfo()["beavers"])
+    except Exception:
+        pass  # no cube info once the match is over
+    return state
+
+
+def _flag(value, name):
+    if not isinstance(value, bool):
+        raise RequestError("%s must be true or false, got %r" % (name, value))
+    return value
+
+
+def _int(value, name, low, high):
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RequestError("%s must be an int %d..%d, got %r" % (name, low, high, value))
+    return value
+
+
+def _player(value, name):
+    return _int(value, name, 0, 1)
+
+
+def _on(flag):
+    return "on" if flag else "off"
+
+
+def _cannot(what, msgs):
+    why = "; ".join(dict.fromkeys(m for m in msgs if m))
+    raise CannotSetUp("%s%s" % (what, (" (gnubg: %s)" % why) if why else ""))
+
+
+def _start_game(spec):
+    """Start a new match (or money session) in the state ``spec`` describes; return gnubg's
+    messages. Raise CannotSetUp if gnubg ends up in another state."""
+    if not isinstance(spec, dict):
+        raise RequestError("game must be an object")
+    length = _int(spec.get("length", 0), "game.length", 0, 64)
+    score = spec.get("score", [0, 0])
+    if not isinstance(score, (list, tuple)) or len(score) != 2:
+        raise RequestError("game.score must be [player 0, player 1]")
+    score = [_int(n, "game.score", 0, 1 << 14) for n in score]
+    crawford = _flag(spec.get("crawford", False), "game.crawford")
+    post = _flag(spec.get("post_crawford", False), "game.post_crawford")
+    settings = list(_GAME_SETTINGS) + [
+        "set automatic doubles 0",
+        "set automatic crawford %s" % _on(_flag(spec.get("auto_crawford", True), "game.auto_crawford")),
+        "set jacoby %s" % _on(_flag(spec.get("jacoby", False), "game.jacoby")),
+        "set cube use %s" % _on(_flag(spec.get("cube_use", True), "game.cube_use")),
+        "set beavers %d" % _int(spec.get("beavers", 0), "game.beavers", 0, 12),
+    ]
+    for cmd in settings:
+        _command(cmd)  # their confirmations are not worth quoting
+    commands = [("new match %d" % length) if length else "new session"]
+    if score != [0, 0]:
+        commands.append("set score %d %d" % tuple(score))
+    if crawford:
+        commands.append("set crawford on")
+    elif post:
+        commands.append("set postcrawford on")
+    msgs = []
+    for cmd in commands:
+        msgs += [m for m in _command(cmd) if not _ROLLS.match(m)]
+    state = _match_state()
+    if state["length"] != length or state["score"] != score or state["game"] != "playing":
+        _cannot("gnubg does not start a %s at %d-%d" % (
+            ("%d-point match" % length) if length else "money session", score[0], score[1]), msgs)
+    if state["crawford"] != crawford:
+        _cannot("gnubg does not make this game %sthe Crawford game" % ("" if crawford else "not "), msgs)
+    if post and not _post_crawford():
+        _cannot("gnubg does not make this game post-Crawford", msgs)
+    return msgs
+
+
+def _post_crawford():
+    """Whether gnubg marks the current game post-Crawford (its `show score` says so)."""
+    return any("post-Crawford" in m for m in _command("show score"))
+
+
+def _set_cube(value, owner):
+    """Set the cube value and owner (-1 = centred); return gnubg's messages."""
+    msgs = []
+    state = _match_state()
+    if state["cube"] != value:
+        msgs += _command("set cube value %d" % value)
+    if state["owner"] != owner:
+        msgs += _command("set cube centre" if owner < 0 else "set cube owner %d" % owner)
+    return msgs
+
+
+def _game_info():
+    """gnubg's record of the last game: (winner player or None, points won)."""
+    info = gnubg.match()["games"][-1]["info"]
+    winner = {"X": 0, "O": 1}.get(info.get("winner"))
+    return winner, info.get("points-won")
+
+
+def op_finish_game(req):
+    """Put gnubg one play before the end of a game and let it score the game it sees end."""
+    winner = _player(req.get("winner"), "winner")
+    cube = _int(req.get("cube", 1), "cube", 1, 1 << 20)
+    owner = _int(req.get("owner", -1), "owner", -1, 1)
+    point = _int(req.get("point"), "point", 1, 6)
+    board = _board_arg(req.get("board"))
+    if board[1][point - 1] != 1 or sum(board[1]) != 1:
+        raise RequestError("board: the winner (on roll) must have exactly one checker, on its point %d" % point)
+    _start_game(req.get("game"))
+    msgs = _command("set turn %d" % winner)
+    pid = _encode(board)
+    msgs += _command("set board " + pid)
+    msgs += _set_cube(cube, owner)
+    # 6-6: bearing the checker off is then the only play (with 6-5 from the 6-point, 6/1*/off
+    # would have to be played if the loser had a blot on the winner's 1-point)
+    msgs += _command("set dice 6 6")
+    state = _match_state()
+    want = {"turn": winner, "move": winner, "cube": cube, "owner": owner, "doubled": False,
+            "game": "playing"}
+    wrong = [k for k, v in want.items() if state[k] != v]
+    if wrong or state["dice"] != [6, 6] or _current_board() != board:
+        _cannot("gnubg cannot be put one play before the end (%s)" % (
+            ", ".join("%s %r, not %r" % (k, state[k], want[k]) for k in wrong) or "board or dice"), msgs)
+    played = _command("move %d/off" % point)
+    found = [m for m in played if _WINS.match(m)]
+    if not found:
+        raise RequestError("gnubg did not end the game with %d/off: %s"
+                           % (point, "; ".join(played) or "it refuses the move"))
+    line = found[0]
+    kind, points = _WINS.match(line).group(2, 3)
+    who, won = _game_info()
+    if won != int(points) or who is None:
+        raise RequestError("gnubg's game record (%r, %r) disagrees with its message %r" % (who, won, line))
+    after = _match_state()
+    score_text = " ".join(_command("show score"))
+    text = " ".join(played)
+    out = {"winner": who, "points": int(points), "result": kind, "message": line, "state": after,
+           "score_text": score_text, "match_over": "has won the match" in text}
+    if req.get("next_game"):
+        games = len(gnubg.match()["games"])
+        _command("set display on")  # gnubg names the opening throws only with display on
+        try:
+            started = _command("new game")
+        finally:
+            _command("set display off")
+        out["next_game"] = len(gnubg.match()["games"]) > games
+        out["opening"] = any(_ROLLS.match(m) for m in started)
+        out["next_game_messages"] = [m for m in started if not _ROLLS.match(m)][:3]
+    return out
+
+
+def op_cube_action(req):
+    """Put gnubg at a cube moment, then issue one cube command as one player."""
+    turn = _player(req.get("turn"), "turn")
+    actor = _player(req.get("actor"), "actor")
+    cube = _int(req.get("cube", 1), "cube", 1, 1 << 20)
+    owner = _int(req.get("owner", -1), "owner", -1, 1)
+    command = req.get("command")
+    if command not in ("double", "take", "drop", "redouble"):
+        raise RequestError("command must be double, take, drop or redouble, got %r" % (command,))
+    animal = req.get("animal")
+    if command == "redouble" and animal not in ("beaver", "raccoon"):
+        raise RequestError("a redouble needs animal: beaver or raccoon")
+    steps = req.get("steps") or []
+    if any(step not in ("double", "redouble") for step in steps):
+        raise RequestError("steps are double or redouble, got %r" % (steps,))
+    _start_game(req.get("game"))
+    msgs = _command("set turn %d" % turn)
+    msgs += _set_cube(cube, owner)
+    if req.get("dice") is not None:
+        msgs += _command("set dice %d %d" % _dice_arg(req.get("dice")))
+    state = _match_state()
+    if (state["cube"], state["owner"], state["turn"]) != (cube, owner, turn):
+        _cannot("gnubg cannot be given a cube at %d owned by %s with player %d on roll"
+                % (cube, owner if owner >= 0 else "nobody", turn), msgs)
+    for step in steps:
+        got = _command(step)
+        after = _match_state()
+        if after["match_id"] == state["match_id"]:
+            _cannot("gnubg refuses the %s that leads to this moment" % step, got)
+        state = after
+    msgs += _command("set beavers %d" % _int(req.get("beavers", 0), "beavers", 0, 12))
+    before = _match_state()
+    out = {"before": before, "messages": []}
+    if actor != before["turn"]:
+        out.update(accepted=False, after=before, messages=[
+            "gnubg takes commands only from the player whose turn it is (player %d)" % before["turn"]])
+        return out
+    if before["doubled"] and command == "double":
+        raise CannotSetUp("while a double is pending gnubg's double command is a redouble "
+                          "(beaver or raccoon); gnubg has no plain double at this moment")
+    if before["doubled"] and command == "redouble":
+        is_animal = "beaver" if before["beavers"] == 0 else "raccoon"
+        if is_animal != animal:
+            raise CannotSetUp("gnubg's redouble at this moment is a %s, not a %s" % (is_animal, animal))
+    said = _command(command)
+    after = _match_state()
+    out.update(accepted=after["match_id"] != before["match_id"], after=after, messages=said)
+    if after["game"] in ("over", "resigned", "dropped"):
+        who, won = _game_info()
+        out["game"] = {"winner": who, "points": won}
+    return out
+
+
+def op_opening_roll(req):
+    """Start a game with gnubg reading the given opening throws from a dice file."""
+    length = _int(req.get("length", 0), "length", 0, 64)
+    throws = req.get("throws")
+    if not isinstance(throws, list) or not throws:
+        raise RequestError("throws must be a non-empty list of [player 0 die, player 1 die]")
+    throws = [list(_dice_arg(t)) for t in throws]
+    with open(_DICE_FILE, "w") as f:
+        f.write("".join("%d %d\n" % tuple(t) for t in throws))
+    for cmd in list(_GAME_SETTINGS) + [
+            "set automatic doubles %d" % _int(req.get("auto_doubles", 0), "auto_doubles", 0, 12),
+            "set cube use %s" % _on(_flag(req.get("cube_use", True), "cube_use")),
+            "set rng file " + _DICE_FILE,
+            # gnubg 1.07 turns the cube for an automatic double inside the message that
+            # announces it, which it prints only with display on; it also names the throws then
+            "set display on"]:
+        _command(cmd)
+    try:
+        started = _command(("new match %d" % length) if length else "new session")
+    finally:
+        _command("set display off")
+        _command("set rng mersenne")
+    rolled = [[int(a), int(b)] for a, b in (_ROLLS.match(m).groups() for m in started if _ROLLS.match(m))]
+    state = _match_state()
+    game = gnubg.match()["games"][-1]
+    first = (game.get("game") or [{}])[0]
+    if first.get("action") != "set" or "dice" not in first:
+        raise RequestError("gnubg's new game does not begin with the opening dice: %r" % (first,))
+    return {"rolled": rolled, "starter": {"X": 0, "O": 1}[first["player"]],
+            "dice": [int(d) for d in first["dice"]], "state": state, "messages": started}
 
 
 # ---------------------------------------------------------------- operations
@@ -367,6 +689,9 @@ OPS = {
     "version": op_version,
     "ping": op_ping,
     "apply": op_apply,
+    "finish_game": op_finish_game,
+    "cube_action": op_cube_action,
+    "opening_roll": op_opening_roll,
 }
 
 
@@ -435,11 +760,17 @@ def main():
             reply = handle(req)
             out = {"id": rid}
             out.update(reply)
+        except CannotSetUp as exc:
+            out = {"id": rid, "cannot": str(exc)}
         except RequestError as exc:
             out = {"id": rid, "error": str(exc)}
         except Exception as exc:  # never die on one bad request
             out = {"id": rid, "error": "%s: %s" % (type(exc).__name__, exc)}
         _send(out)
+    try:
+        os.remove(_DICE_FILE)  # written by opening_roll requests
+    except OSError:
+        pass
 
 
 main()
