@@ -62,6 +62,7 @@ def _swapped(case: Case) -> Case | None:
             expected["game_over"] = dict(expected["game_over"], winner=other(expected["game_over"]["winner"]))
     elif case.kind == "opening_roll":
         raw["throws"] = [[b, a] for a, b in raw["throws"]]
+        changes["match"] = _swap_match(case.match)
         expected = dict(case.expected, starts=other(case.expected["starts"]))
     elif case.kind == "match_transition":
         changes["match"] = _swap_match(case.match)

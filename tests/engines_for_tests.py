@@ -2,26 +2,7 @@
 python:engines_for_tests:NAME)."""
 
 from conformance.adapters.reference import ReferenceEngine
-from conformance.model import Position
-from reference_impl.movegen import _extend, dice_moves
-
-
-class NoLargerDieRule(ReferenceEngine):
-    """Keeps every play that uses the most dice, but forgets that a single die must be
-    the larger one (spec: move.larger-die)."""
-
-    def describe(self):
-        return dict(super().describe(), name="no-larger-die")
-
-    def legal_plays(self, request):
-        position = Position.from_dict(request["position"])
-        moves = dice_moves(request["dice"])
-        orders = [moves] if moves[0] == moves[-1] else [moves, moves[::-1]]
-        found = []
-        for order in orders:
-            _extend(list(position.mover), list(position.opponent), order, (), found, 25)
-        most = max(len(steps) for *_, steps in found)
-        return {"plays": [[list(s) for s in steps] for *_, steps in found if len(steps) == most and steps]}
+from conformance.mutants import mutant
 
 
 class Crashing(ReferenceEngine):
@@ -52,7 +33,8 @@ class MovesOnly(ReferenceEngine):
 
 
 def no_larger_die():
-    return NoLargerDieRule()
+    """Forgets that a single die must be the larger one (spec: move.larger-die)."""
+    return mutant("no-larger-die")
 
 
 def crashing():

@@ -78,3 +78,19 @@ def test_gnubg_passes_every_case_it_answers_and_provenance_says_so(gnubg):
     for r in results:
         names_gnubg = f"gnubg-{version}" in r.case.provenance["verified_by"]
         assert names_gnubg == (r.status == "pass"), (r.case.id, r.status, r.case.provenance)
+
+
+def test_gnubg_reads_every_xgid_case_as_its_position(gnubg):
+    """GNU Backgammon 1.07 can import an XGID but not write one: the XGID cases are
+    confirmed on the decoding side (their provenance says so)."""
+    from conformance.adapters.gnubg import _board_to_position
+    from conformance.model import Position
+
+    cases = [c for c in load_suite().cases if c.kind == "codec" and c.raw["codec"] == "xgid"]
+    assert cases
+    replies = gnubg._exchange([{"op": "decode_xgid", "xgid": c.expected} for c in cases])
+    for case, reply in zip(cases, replies):
+        assert isinstance(reply, dict) and "board" in reply, (case.id, reply)
+        on_roll = "x" if reply["turn"] == 1 else "o"
+        assert Position.from_dict(_board_to_position(reply["board"], on_roll)) == case.position, case.id
+        assert "gnubg-1.07.001 (decoding)" in case.provenance["verified_by"], case.id

@@ -666,6 +666,21 @@ def op_decode(req):
     return {"board": _as_lists(_decode(_id_arg(req.get("gnubg_id"))))}
 
 
+def op_decode_xgid(req):
+    """Read an XGID with gnubg's own importer (``set xgid``); return the board it sets up,
+    (not_on_roll, on_roll), and which XGID player is on roll (1 bottom, -1 top)."""
+    text = req.get("xgid")
+    if not isinstance(text, str) or not text.startswith("XGID=") or any(c.isspace() for c in text):
+        raise RequestError("xgid must be an XGID=... string without spaces")
+    _command("new game")
+    msgs = _command("set xgid " + text)
+    board = _current_board()
+    if board is None:
+        raise RequestError("gnubg did not read the XGID: %s" % "; ".join(msgs))
+    fields = text[5:].split(":")
+    return {"board": _as_lists(board), "turn": int(fields[3]) if len(fields) > 3 else 1}
+
+
 _VERSION = None
 
 
@@ -686,6 +701,7 @@ OPS = {
     "legal_plays": op_legal_plays,
     "encode": op_encode,
     "decode": op_decode,
+    "decode_xgid": op_decode_xgid,
     "version": op_version,
     "ping": op_ping,
     "apply": op_apply,
