@@ -156,8 +156,20 @@ class Suite:
 
 # -- YAML with line numbers ----------------------------------------------------
 class _CaseLoader(yaml.SafeLoader):
-    """Safe loader with YAML 1.2 booleans: only true/false, so that ``off:`` and
-    ``on:`` stay strings (YAML 1.1 would read them as False and True)."""
+    """Safe loader with YAML 1.2 booleans (only true/false, so that ``off:`` and
+    ``on:`` stay strings; YAML 1.1 would read them as False and True), and no
+    silent duplicate keys (a key given twice is an error)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _value in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice (first at line {seen[key]}); keep one",
+                    key_node.start_mark)
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
 
 
 _CaseLoader.yaml_implicit_resolvers = {
@@ -306,6 +318,17 @@ def _position(value, path) -> Position:
         raise _Problem(path, f"impossible position: {exc}") from None
 
 
+def _check_hit_marks(position: Position, play: str) -> None:
+    """Raise NotationError when a ``*`` marks a point where no blot is hit. A play
+    that is physically impossible for another reason is left to the case (an
+    illegal play may be the point of a play_check)."""
+    try:
+        notation_to_position(position, play)
+    except ModelError as exc:
+        if "no blot" in str(exc):
+            raise
+
+
 def _written_moves(play: str) -> list[tuple[int, int]]:
     steps = []
     for points, _marks in parse_play(play):
@@ -366,8 +389,13 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
     try:
         if play is not None:
             steps = _written_moves(play)
+            if "*" in play:
+                _check_hit_marks(position, play)
     except ModelError as exc:
         raise _Problem(["play"], f"bad play notation: {exc}") from None
+    if kind in ("legal_plays", "play_check", "apply_play") and 15 in (position.x[0], position.o[0]):
+        raise _Problem(["position"], "the game is over in this position (a side has borne off all 15):"
+                                     " nobody plays; use a game_result case")
     if kind == "legal_plays":
         expected = _expected_plays(position, expect)
     elif kind == "apply_play":
@@ -471,15 +499,19 @@ def _expected_plays(position: Position, expect: dict) -> ExpectedPlays:
 def case_files(paths: Iterable[Path] | None = None) -> list[Path]:
     """The case files under ``paths`` (files or directories), or the bundled suite.
 
-    In a directory: every ``*.yaml`` except ``tags.yaml`` (bundled layout) and
-    every ``*.bgcase.yaml``; sorted.
+    In the bundled ``cases/`` directory: every ``*.yaml`` but ``tags.yaml``; in
+    any other directory: every ``*.bgcase.yaml`` (as pytest collects them), so
+    that other YAML files beside them are left alone. A file named explicitly is
+    always read. Sorted per directory.
     """
-    roots = list(paths) if paths else [resources.cases_dir()]
+    bundled = resources.cases_dir().resolve()
+    roots = list(paths) if paths else [bundled]
     files: list[Path] = []
     for root in roots:
         root = Path(root)
         if root.is_dir():
-            files.extend(p for p in sorted(root.rglob("*.yaml")) if p.name != "tags.yaml")
+            pattern = "*.yaml" if root.resolve() == bundled else "*" + USER_SUFFIX
+            files.extend(p for p in sorted(root.rglob(pattern)) if p.name != "tags.yaml")
         else:
             files.append(root)
     return files

@@ -20,8 +20,9 @@ from .runner import run_cases, select
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
 EXIT_CODES = """exit codes:
   0  every selected case passed or was unsupported (validate: every file is valid)
-  1  at least one case failed, errored or timed out
-  2  bad command line (unknown option, unknown case id)
+  1  at least one case failed, errored or timed out, or an expectations file is
+     out of date (xpass, stale id); this wins over 3
+  2  bad command line (unknown option, unknown case id, a selection with no case)
   3  a case file has errors (each is printed as file:line: case id: message);
      the cases that did load were still run
   4  the engine could not be started (for example gnubg is not installed)
@@ -59,6 +60,10 @@ def _execute(args):
             raise _Stop(EXIT_USAGE)
     if args.profile:
         chosen = [c for c in chosen if in_profile(c, args.profile)]
+    if not chosen and suite.cases:
+        _err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
+             f" anchors and tags; tags: {', '.join(sorted(resources.registered_tags()))}")
+        raise _Stop(EXIT_USAGE)
     expectations = None
     if args.expectations:
         try:
@@ -77,16 +82,25 @@ def _execute(args):
     except Exception as exc:
         _err(f"engine {args.engine!r} could not start: {exc}")
         raise _Stop(EXIT_NO_ENGINE) from None
+    if not isinstance(info, dict):
+        _err(f"engine {args.engine!r}: describe() returned {info!r}, not a dict")
+        raise _Stop(EXIT_NO_ENGINE)
+    from .cases import CAPABILITIES
+
+    odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
+    if odd:
+        _err(f"warning: engine declares unknown capabilities {', '.join(map(repr, odd))};"
+             f" known: {', '.join(sorted(CAPABILITIES))}")
     if getattr(args, "scenarios", False):
         from .scenarios import variants
 
         chosen = chosen + [v for c in chosen for v in variants(c, info)]
     t0 = time.perf_counter()
-    results = []
+    results: list = []
     incomplete = False
     try:
-        results = run_cases(engine, chosen)
-    except KeyboardInterrupt:
+        results = run_cases(engine, chosen, progress=results.append)
+    except KeyboardInterrupt:  # keep what was answered; the report says the run was cut short
         incomplete = True
     finally:
         engine.close()
@@ -202,9 +216,16 @@ def cmd_validate(args) -> int:
     problems = [] if args.no_reference else recheck_on_reference(suite.cases)
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
-    print(f"{len(suite.files)} files, {len(suite.cases)} valid cases, "
-          f"{len(suite.errors)} errors, {len(problems)} expected values not reproduced by the reference")
+    print(f"{_n(len(suite.files), 'file')}, {_n(len(suite.cases), 'valid case')}, "
+          f"{_n(len(suite.errors), 'error')}, {_n(len(problems), 'expected value')} not reproduced by the reference")
+    if not suite.files:
+        _err("no case files found (a directory is searched for *.bgcase.yaml files)")
+        return EXIT_BAD_CASES
     return EXIT_BAD_CASES if suite.errors or problems else EXIT_OK
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def cmd_list(args) -> int:
@@ -307,11 +328,64 @@ def cmd_mutants(args) -> int:
     return EXIT_FAILED if survivors else EXIT_OK
 
 
+def certification_table(engines: list[str]) -> str:
+    """The README's certification table: each engine's counts over the whole suite
+    and its verdict per profile (certified when every must case passes)."""
+    from . import render
+    from .profiles import in_profile
+
+    suite = load_suite()
+    rows = ["| engine | version | cases | pass | fail | errored | unsupported | movement | money | match |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for name in engines:
+        try:
+            engine = get_engine(name)
+            info = engine.describe()
+        except Exception as exc:  # not installed here: say so rather than guess
+            rows.append(f"| {name} | not installed ({str(exc).splitlines()[0][:60]}) |" + " |" * 8)
+            continue
+        try:
+            results = run_cases(engine, suite.cases)
+        finally:
+            engine.close()
+        lines = [header(info, suite.content_hash)] + [case_line(r, name) for r in results]
+        counts = {k: sum(r.status == k for r in results) for k in ("pass", "fail", "errored", "unsupported")}
+        verdicts = []
+        for profile in ("movement", "money", "match"):
+            chosen = {c.id for c in suite.cases if in_profile(c, profile)}
+            v = render.verdict([x for x in lines if x.get("type") != "case" or x["id"] in chosen])
+            verdicts.append("certified" if v["certified"] else f"no ({v['must_passed']}/{v['must']})")
+        rows.append(f"| {name} | {info.get('version', '')} | {len(results)} | {counts['pass']} | {counts['fail']} |"
+                    f" {counts['errored']} | {counts['unsupported']} | " + " | ".join(verdicts) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def cmd_table(args) -> int:
+    from .engine import THIRD_PARTY, installed_version
+
+    engines = args.engine or (["reference", "gnubg"] +
+                              [n for n, (_m, dist, _w) in THIRD_PARTY.items() if installed_version(dist)])
+    table = certification_table(engines)
+    if not args.write:
+        print(table, end="")
+        return EXIT_OK
+    path = Path(args.write)
+    text = path.read_text(encoding="utf-8")
+    start, end = "<!-- certification:start -->", "<!-- certification:end -->"
+    if start not in text or end not in text:
+        _err(f"{path} has no {start} ... {end} markers")
+        return EXIT_USAGE
+    before, rest = text.split(start, 1)
+    path.write_text(before + start + "\n" + table + end + rest.split(end, 1)[1], encoding="utf-8")
+    print(table, end="")
+    return EXIT_OK
+
+
 def cmd_serve(args) -> int:
     from .protocol import serve
 
     try:
-        engine = get_engine(args.engine)
+        engine = get_engine(args.engine, isolated=False)
     except EngineNotFound as exc:
         _err(str(exc))
         return EXIT_USAGE
@@ -349,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="bgconf: the rules-conformance suite for backgammon engines. Run the bundled "
                     "cases against an engine, validate case files, or look at cases.",
         epilog="examples:\n  bgconf run --engine reference\n  bgconf run --engine gnubg --report gnubg.jsonl\n"
-               "  bgconf run --engine reference --tag bear-off\n  bgconf show bg-7Q3K\n"
+               "  bgconf run --engine reference --tag bear-off\n  bgconf show bg-C3Z8\n"
                "  bgconf validate my-cases.bgcase.yaml\n\n" + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"bgconf {__version__}")
@@ -415,6 +489,14 @@ def build_parser() -> argparse.ArgumentParser:
     mut.add_argument("--cases", action="append", metavar="PATH")
     mut.add_argument("-v", "--verbose", action="store_true", help="list every mutant, not only survivors")
     mut.set_defaults(func=cmd_mutants)
+
+    tab = sub.add_parser("table", help="the certification table of the README, regenerated",
+                         description="Run the whole suite on each engine (default: reference, gnubg and every "
+                                     "installed third-party engine) and print the certification table; with "
+                                     "--write README.md, replace the table between its markers.")
+    tab.add_argument("--engine", action="append", metavar="E", help="an engine to include (repeatable)")
+    tab.add_argument("--write", metavar="FILE", help="replace the table between the markers in FILE")
+    tab.set_defaults(func=cmd_table)
 
     srv = sub.add_parser("serve", help="expose a Python engine over the JSON-lines protocol on stdin/stdout",
                          description="Answer the engine protocol of spec/protocol.md on stdin/stdout with a "

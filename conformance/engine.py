@@ -130,11 +130,13 @@ def entry_point_engines() -> dict[str, metadata.EntryPoint]:
     return {ep.name: ep for ep in metadata.entry_points(group="bgconf.engines")}
 
 
-def get_engine(name: str) -> Engine:
+def get_engine(name: str, isolated: bool = True) -> Engine:
     """Make the engine called ``name``: a built-in (``reference``, ``gnubg``),
     ``cmd:COMMAND`` (a program speaking the JSON-lines protocol of spec/protocol.md;
     per-request timeout BGCONF_TIMEOUT seconds, default 10),
     ``python:pkg.module:factory``, or an entry point of group ``bgconf.engines``.
+    Python engines other than the built-ins run in a child process behind the
+    protocol unless ``isolated`` is False (as ``bgconf serve`` asks).
 
     Raises EngineNotFound, or the engine's own error if it cannot start
     (e.g. ``conformance.adapters.EngineUnavailable``).
@@ -145,19 +147,24 @@ def get_engine(name: str) -> Engine:
         from .protocol import CommandEngine, _env_timeout
 
         return CommandEngine(name[len("cmd:"):], timeout=_env_timeout())
-    if name.startswith("python:"):
-        target = name[len("python:"):]
-        module_name, _, attr = target.partition(":")
-        if not attr:
+    eps = entry_point_engines()
+    if name.startswith("python:") or name in eps:
+        if name.startswith("python:") and not name[len("python:"):].partition(":")[2]:
             raise EngineNotFound(f"{name!r}: write python:package.module:factory")
+        if isolated:
+            # a Python engine runs in its own child process behind the protocol, so a
+            # hang (timeout), a crash or an exit inside it cannot take the run down
+            from .protocol import CommandEngine, _env_timeout, serve_command
+
+            return CommandEngine(serve_command(name)[len("cmd:"):], timeout=_env_timeout())
+        if name in eps:
+            return eps[name].load()()
+        module_name, _, attr = name[len("python:"):].partition(":")
         try:
             module = importlib.import_module(module_name)
             factory = getattr(module, attr)
         except (ImportError, AttributeError) as exc:
             raise EngineNotFound(f"{name!r}: {exc}") from None
         return factory()
-    eps = entry_point_engines()
-    if name in eps:
-        return eps[name].load()()
     known = sorted(BUILTIN) + sorted(eps)
     raise EngineNotFound(f"unknown engine {name!r}; known: {', '.join(known)}, or python:module:factory")

@@ -1,19 +1,18 @@
 """Profiles: what a certificate covers (DESIGN.md section 7).
 
-- ``movement``: checker play: legal plays, play checks, applied plays, the
-  Position ID codec.
+- ``movement``: checker play: legal plays, play checks, applied plays.
 - ``money``: movement plus scoring, the cube, the opening roll and session
   transitions in money play.
 - ``match``: movement plus scoring, the cube, the opening roll and match
   transitions in match play.
-- ``complete``: every case.
+- ``complete``: every case, the Position ID and XGID codecs included.
 """
 
 from __future__ import annotations
 
 from .cases import Case
 
-MOVEMENT_KINDS = frozenset({"legal_plays", "play_check", "apply_play", "codec"})
+MOVEMENT_KINDS = frozenset({"legal_plays", "play_check", "apply_play"})
 PROFILES = ("movement", "money", "match", "complete")
 
 
@@ -23,7 +22,7 @@ def in_profile(case: Case, profile: str) -> bool:
         raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
     if profile == "complete" or case.kind in MOVEMENT_KINDS:
         return True
-    if profile == "movement":
+    if profile == "movement" or case.kind == "codec":
         return False
     money = case.match is None or case.match.money
     return (profile == "money") == money

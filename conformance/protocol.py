@@ -256,6 +256,9 @@ def serve(engine: Engine, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdo
         cmd = message.get("cmd") if isinstance(message, dict) else None
         if cmd == "start":
             info = engine.describe()
+            if not isinstance(info, dict):
+                print(f"bgconf serve: the engine's describe() returned {info!r}, not a dict", file=sys.stderr)
+                return 1
             send({"protocol": PROTOCOL,
                   "engine": {k: v for k, v in info.items()
                              if k not in ("capabilities", "rule_options", "position_formats")},

@@ -47,6 +47,27 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name.replace('-', '_')}: bgconf cases tagged or of kind {name}")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the engine once, before collection: an engine that cannot start is one
+    usage error, not a failure per case."""
+    name = session.config.getoption("--bg-engine")
+    if name:
+        _start_engine(session.config, name)
+
+
+def _start_engine(config: pytest.Config, name: str):
+    engines = config.stash[_ENGINES]
+    if name not in engines:
+        try:
+            engine = get_engine(name)
+            info = engine.describe()
+        except Exception as exc:
+            raise pytest.UsageError(f"--bg-engine {name}: the engine could not start: {exc}") from None
+        engines[name] = (engine, info, {})
+    return engines[name]
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     for engine, _info, _replies in config.stash.get(_ENGINES, {}).values():
         engine.close()
@@ -67,12 +88,7 @@ class BgCaseFile(pytest.File):
         if self.config.getoption("--bg-scenarios"):
             from .scenarios import variants
 
-            engine_name = self.config.getoption("--bg-engine") or "reference"
-            engines = self.config.stash[_ENGINES]
-            if engine_name not in engines:
-                engine = get_engine(engine_name)
-                engines[engine_name] = (engine, engine.describe(), {})
-            info = engines[engine_name][1]
+            info = _start_engine(self.config, self.config.getoption("--bg-engine") or "reference")[1]
             cases = cases + [v for c in cases for v in variants(c, info)]
         for case in cases:
             item = BgCaseItem.from_parent(self, name=case.name, case=case)
@@ -110,31 +126,30 @@ class BgCaseItem(pytest.Item):
     def __init__(self, *, case: Case, **kwargs):
         super().__init__(**kwargs)
         self.case = case
+        self.duplicate_of = ""
 
     @property
     def engine_name(self) -> str:
         return self.config.getoption("--bg-engine") or "reference"
 
     def _engine(self):
-        engines = self.config.stash[_ENGINES]
-        name = self.engine_name
-        if name not in engines:
-            engine = get_engine(name)
-            engines[name] = (engine, engine.describe(), {})
-        return engines[name]
+        return _start_engine(self.config, self.engine_name)
 
     def _reply(self, engine, replies: dict) -> dict:
-        if self.case.name not in replies:
+        if self.nodeid not in replies:
             # answer every collected case of this engine in one batch (one process round trip)
-            batch = [i.case for i in self.session.items
-                     if isinstance(i, BgCaseItem) and i.case.name not in replies]
+            batch = [i for i in self.session.items
+                     if isinstance(i, BgCaseItem) and i.nodeid not in replies]
             info = engine.describe()
-            batch = [c for c in batch if unsupported_reason(c, info) is None] or [self.case]
-            for c, reply in zip(batch, engine.run_batch([c.request() for c in batch])):
-                replies[c.name] = reply
-        return replies.pop(self.case.name)
+            batch = [i for i in batch if unsupported_reason(i.case, info) is None] or [self]
+            for item, reply in zip(batch, engine.run_batch([i.case.request() for i in batch])):
+                replies[item.nodeid] = reply
+        return replies.pop(self.nodeid)
 
     def runtest(self) -> None:
+        if self.duplicate_of:
+            raise CaseLoadError(f"{self.case.file}:{self.case.line}: {self.case.id}: id already used by"
+                                f" {self.duplicate_of}; give one of them a fresh id (bgconf new-id)")
         engine, info, replies = self._engine()
         why = unsupported_reason(self.case, info)
         if why:
@@ -146,7 +161,7 @@ class BgCaseItem(pytest.Item):
             raise CaseFailed(failure_text(CaseResult(self.case, outcome, 0.0), self.engine_name))
 
     def repr_failure(self, excinfo, style=None):
-        if excinfo.errisinstance(CaseFailed):
+        if excinfo.errisinstance((CaseFailed, CaseLoadError)):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
 
@@ -163,11 +178,19 @@ def pytest_collect_file(file_path: Path, parent):
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     """Add the bundled suite (before -k, -m and --deselect filter the items)."""
-    if not config.getoption("--bg-engine") or config.getoption("--bg-no-suite"):
-        return
-    from .cases import display_path
+    if config.getoption("--bg-engine") and not config.getoption("--bg-no-suite"):
+        from .cases import display_path
 
-    for path in case_files():
-        node = BgCaseFile.from_parent(session, path=path, nodeid=display_path(path))
-        collected = session.genitems(node)
-        items.extend(collected)
+        for path in case_files():
+            node = BgCaseFile.from_parent(session, path=path, nodeid=display_path(path))
+            items.extend(session.genitems(node))
+    # a case id is permanent and unique: a second use (e.g. a user's file reusing a
+    # bundled id) fails instead of borrowing the other case's answer
+    first: dict[str, str] = {}
+    bundled_first = sorted((i for i in items if isinstance(i, BgCaseItem)),
+                           key=lambda i: not i.case.file.startswith("cases/"))
+    for item in bundled_first:
+        if not item.case.scenario:
+            if item.case.id in first and first[item.case.id] != item.nodeid:
+                item.duplicate_of = first[item.case.id]
+            first.setdefault(item.case.id, item.nodeid)

@@ -17,6 +17,16 @@ from .diagram import board_diagram
 from .runner import CaseResult
 
 
+def repro(case, engine_name: str) -> str:
+    """The one-line command that re-runs just this case."""
+    import shlex
+
+    cmd = f"bgconf run --engine {shlex.quote(engine_name)} --case {case.id}"
+    if not case.file.startswith("cases/"):
+        cmd += f" --cases {shlex.quote(case.file)}"
+    return cmd + (" --scenarios" if case.scenario else "")
+
+
 def header(engine_info: dict, content_hash: str, argv: list[str] | None = None) -> dict:
     return {"type": "header", "suite_version": __version__, "content_hash": content_hash,
             "engine": engine_info, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -35,8 +45,7 @@ def case_line(r: CaseResult, engine_name: str = "") -> dict:
         line["clauses"] = {a: clauses.get(a, "") for a in r.case.spec}
         if r.case.position is not None:
             line["diagram"] = board_diagram(r.case.position, r.case.dice)
-        line["repro"] = (f"bgconf run --engine {engine_name} --case {r.case.id}"
-                         + (" --scenarios" if r.case.scenario else ""))
+        line["repro"] = repro(r.case, engine_name)
     if r.outcome.message:
         line["message"] = r.outcome.message
     if r.outcome.missing:
@@ -92,8 +101,7 @@ def failure_text(r: CaseResult, engine_name: str) -> str:
         lines.append("  extra plays (returned, not legal):   " + ", ".join(r.outcome.extra))
     if r.outcome.message:
         lines.append(f"  {r.outcome.message}")
-    lines.append(f"  re-run: bgconf run --engine {engine_name} --case {case.id}"
-                 + (" --scenarios" if case.scenario else ""))
+    lines.append(f"  re-run: {repro(case, engine_name)}")
     return "\n".join(lines)
 
 

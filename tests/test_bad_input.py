@@ -104,6 +104,27 @@ def test_cli_validate_prints_errors_without_traceback(tmp_path):
     assert "Traceback" not in proc.stderr + proc.stdout
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == len(BAD)
-    assert "1 valid cases" in proc.stdout
+    assert "1 valid case," in proc.stdout
     for line in errors:
         assert ".bgcase.yaml:" in line
+
+
+@pytest.mark.parametrize("name,text,line,fragment", [
+    ("duplicate-key", GOOD.replace("    dice: [6, 5]\n", "    dice: [6, 6]\n    dice: [6, 5]\n"), 9,
+     "key 'dice' is given twice (first at line 8)"),
+    ("false-hit-in-play", GOOD.replace("kind: legal_plays", "kind: play_check").replace(
+        '    expect: {plays: ["13/7"]}', '    play: "13/7*"\n    expect: {legal: true}'), 9, "no blot"),
+    ("game-over", GOOD.replace("x: {points: {13: 1, 6: 14}}", "x: {points: {}}"), 7, "the game is over"),
+])
+def test_more_bad_input_is_caught(tmp_path, name, text, line, fragment):
+    suite = load_suite([write(tmp_path, name, text)])
+    assert not suite.cases
+    (err,) = suite.errors
+    assert err.line == line and fragment in err.message, str(err)
+
+
+def test_a_directory_yields_only_bgcase_files(tmp_path):
+    write(tmp_path, "good", GOOD)
+    (tmp_path / "docker-compose.yaml").write_text("services: {}\n")
+    suite = load_suite([tmp_path])
+    assert len(suite.files) == 1 and not suite.errors

@@ -66,7 +66,8 @@ def test_a_broken_engine_fails_with_missing_and_extra_plays(casefile):
     assert "FAIL" in proc.stdout and "bg-GQQD" in proc.stdout
     assert "extra plays (returned, not legal):   13/8" in proc.stdout
     assert "spec move.larger-die" in proc.stdout
-    assert "re-run: bgconf run --engine python:engines_for_tests:no_larger_die --case bg-GQQD" in proc.stdout
+    assert (f"re-run: bgconf run --engine python:engines_for_tests:no_larger_die --case bg-GQQD --cases {casefile}"
+            in proc.stdout)
 
 
 @pytest.mark.parametrize("engine,fragment", [("crashing", "RuntimeError: engine bug"),

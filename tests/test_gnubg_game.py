@@ -205,7 +205,7 @@ def test_opening_throws_read_by_gnubg(gnubg):
     assert result_of(replies[1]) == {"starts": "x", "dice": [6, 2], "cube": 1, "may_reroll": False}
     assert result_of(replies[2])["cube"] == 1
     assert result_of(replies[3]) == {"starts": "x", "dice": [6, 5], "cube": 1, "may_reroll": False}
-    assert "max_cube 2" in replies[4]["unsupported"]
+    assert "max_cube=2" in replies[4]["unsupported"]
     assert "reroll" in replies[5]["unsupported"]
 
 

@@ -20,7 +20,7 @@ def test_certify_writes_every_rendering_and_refuses_a_failing_engine(tmp_path):
     failed = [x for x in lines if x.get("status") == "fail"]
     # the mutant also judges 13/8 legal, so the play check fails too
     assert [x["id"] for x in failed] == ["bg-GQQD", "bg-GQQE"]
-    assert failed[0]["repro"] == f"bgconf run --engine {BROKEN} --case bg-GQQD"
+    assert failed[0]["repro"] == f"bgconf run --engine {BROKEN} --case bg-GQQD --cases {path}"
     assert "X on roll" in failed[0]["diagram"] and failed[0]["extra"] == ["13/8"]
     junit = ET.fromstring((tmp_path / "out" / (stem.name + ".junit.xml")).read_text())
     assert junit.get("tests") == "2" and junit.get("failures") == "2"

@@ -590,9 +590,10 @@ def _game_spec(match: Match, rules: dict, *, jacoby: bool = False, beavers: int 
 
 
 def _cap_note(cap: Any) -> str:
-    wanted = "no cap (max_cube: null)" if cap is None else f"max_cube {cap}"
-    return (f"gnubg has no max_cube setting (its cube stops at {GNUBG_MAX_CUBE}), so it cannot"
-            f" apply {wanted}")
+    # worded as the runner words an unsupported option value, so that certificates
+    # list it among the options not covered
+    return (f"engine does not support rule option max_cube={cap!r} here: gnubg has no max_cube"
+            f" setting (its cube stops at {GNUBG_MAX_CUBE})")
 
 
 def _plan_game_result(req: dict):
@@ -709,11 +710,11 @@ def _plan_cube_action(req: dict):
                            f" not at {moment} with {cube.value}")
         if not g["accepted"]:
             if "highest supported value" in said and cap != GNUBG_MAX_CUBE:
-                raise _Unsupported(f"gnubg refuses at its own cube limit ({said}); {_cap_note(cap)}")
+                raise _Unsupported(f"{_cap_note(cap)}; it refuses at its own limit ({said})")
             return {"allowed": False, "message": said}
         top = before["cube"] * {"double": 2, "beaver": 4, "raccoon": 4}.get(kind, 1)
         if cap is not None and top > cap and cap != GNUBG_MAX_CUBE:
-            raise _Unsupported(f"gnubg allows this {kind} (the cube would reach {top}); {_cap_note(cap)}")
+            raise _Unsupported(f"{_cap_note(cap)}; it allows this {kind} (the cube would reach {top})")
         if "game" in g:
             return {"allowed": True, "game_over": {"winner": SIDE[g["game"]["winner"]],
                                                    "points": int(g["game"]["points"])}}
@@ -751,7 +752,7 @@ def _plan_opening_roll(req: dict):
             raise _Failure(f"gnubg rolled {g['rolled']}, not the throws {throws}")
         value = int(g["state"]["cube"])
         if cap is not None and value > cap:
-            raise _Unsupported(f"gnubg's automatic doubles take the cube to {value}; {_cap_note(cap)}")
+            raise _Unsupported(f"{_cap_note(cap)}; its automatic doubles take the cube to {value}")
         return {"starts": SIDE[g["starter"]], "dice": [int(d) for d in g["dice"]], "cube": value,
                 "may_reroll": False}
 

@@ -120,7 +120,6 @@ class Adapter(Engine):
             return finals
         seen: set = set()
         side = game.side
-        player_of = lambda g: g.players[side]  # noqa: E731
 
         def walk(g, steps: list) -> None:
             if len(steps) >= wanted:
@@ -130,7 +129,7 @@ class Adapter(Engine):
             if key in seen:
                 return
             seen.add(key)
-            player = player_of(g)
+            player = g.players[side]
             for die_index in range(len(g.dice)):
                 if die_index in g.dice_played:
                     continue

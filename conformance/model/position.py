@@ -64,6 +64,8 @@ def check_sides(x: tuple[int, ...], o: tuple[int, ...]) -> None:
             raise PositionError(
                 f"side {name}: {on_board} on the board and bar plus {side[OFF]} off"
                 f" is not {CHECKERS}")
+    if x[OFF] == CHECKERS and o[OFF] == CHECKERS:
+        raise PositionError("both sides have borne off all 15 checkers: a game ends when the first does")
     for p in range(1, 25):
         if x[p] and o[25 - p]:
             raise PositionError(
