@@ -28,6 +28,7 @@ EXIT_CODES = """exit codes:
   4  the engine could not be started (for example gnubg is not installed)
 """
 ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+COMMAND_MODULES: list[str] = []
 
 
 def _err(msg: str) -> None:
@@ -503,6 +504,12 @@ def build_parser() -> argparse.ArgumentParser:
                                      "Python engine, e.g. bgconf run --engine \"cmd:bgconf serve reference\".")
     srv.add_argument("engine", help="reference, gnubg, python:module:factory or an entry point name")
     srv.set_defaults(func=cmd_serve)
+
+    # commands that live in their own modules: each has add_parser(subparsers)
+    import importlib
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(f"conformance.{module}").add_parser(sub)
 
     eng = sub.add_parser("engines", help="list the engines bgconf knows and whether they are installed")
     eng.set_defaults(func=cmd_engines)
