@@ -43,6 +43,7 @@ KIND_REQUIRES = {
     "cube_action": "cube",
     "opening_roll": "opening-roll",
     "match_transition": "match",
+    "perft": "perft",
 }
 CAPABILITIES = frozenset({
     "legal-plays", "play-check", "apply-play", "game-result", "cube", "match", "opening-roll",
@@ -135,6 +136,9 @@ class Case:
             req["cube"] = self.cube.to_dict()
         if self.match is not None:
             req["match"] = self.match.to_dict()
+        if self.kind == "perft":
+            req["roll_set"] = self.raw.get("roll_set", "all21")
+            req["depths"] = sorted(self.expected)
         for key in ("on_roll", "moment", "action", "throws", "result"):
             if key in self.raw:
                 req[key] = self.raw[key]
@@ -434,6 +438,8 @@ def _semantic(raw: dict, shown: str, line: int) -> Case:
         expected = dict(expect)
     elif kind == "match_transition":
         expected = dict(expect)
+    elif kind == "perft":
+        expected = {int(d): n for d, n in expect["counts"].items()}
     elif kind == "codec":
         fmt = raw["codec"]
         if fmt not in expect:

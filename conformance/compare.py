@@ -82,6 +82,8 @@ def compare(case: Case, reply: dict) -> Outcome:
             return _compare_codec(case, result)
         if case.kind in GAME_KINDS:
             return _compare_fields(case, result)
+        if case.kind == "perft":
+            return _compare_perft(case, result)
     except BadAnswer as exc:
         return Outcome("errored", f"invalid answer: {exc}", got=result)
     return Outcome("unsupported", f"no comparison for kind {case.kind}")
@@ -182,3 +184,16 @@ def _compare_fields(case: Case, result: Any) -> Outcome:
     if wrong:
         return Outcome("fail", "; ".join(wrong), got=result)
     return Outcome("pass", got=result)
+
+
+def _compare_perft(case: Case, result: Any) -> Outcome:
+    """``{"counts": {depth: n}}``; every expected depth must match."""
+    if not isinstance(result, dict) or not isinstance(result.get("counts"), dict):
+        raise BadAnswer(f"expected {{'counts': {{depth: n}}}}, got {str(result)[:200]}")
+    got = {int(d): n for d, n in result["counts"].items()}
+    wrong = [f"depth {d}: {got.get(d)} counted, {n} expected" for d, n in sorted(case.expected.items())
+             if got.get(d) != n]
+    if wrong:
+        return Outcome("fail", "; ".join(wrong) + " (bgconf bisect finds the first differing position)",
+                       got=got)
+    return Outcome("pass", got=got)

@@ -44,7 +44,7 @@ def _swapped(case: Case) -> Case | None:
                                  flip(exp.includes), flip(exp.excludes))
     elif case.kind == "apply_play":
         expected = case.expected.swap_colours()
-    elif case.kind == "play_check":
+    elif case.kind in ("play_check", "perft"):
         pass
     elif case.kind == "game_result":
         expected = dict(case.expected, winner=other(case.expected["winner"]))

@@ -32,7 +32,7 @@ class ReferenceEngine(Engine):
         return {
             "name": "reference",
             "version": __version__,
-            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "game-result",
+            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "game-result", "perft",
                              "cube", "match", "opening-roll"],
             "rule_options": {
                 "cube": [True, False], "max_cube": [2 ** k for k in range(16)] + [None],
@@ -88,3 +88,10 @@ class ReferenceEngine(Engine):
         result = request["result"]
         return self.rules.match_transition(Match.from_dict(request["match"]), result["winner"], result["points"],
                                 result.get("type", "single"), effective_rules(request.get("rules")))
+
+    def perft(self, request: dict) -> dict:
+        from reference_impl.perft import perft
+
+        position = Position.from_dict(request["position"])
+        return {"counts": {str(d): perft(position, d, request.get("roll_set", "all21"))
+                           for d in request["depths"]}}
