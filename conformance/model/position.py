@@ -102,9 +102,7 @@ class Position:
         """Build without validation, for callers that keep the invariants by
         construction (an engine moving checkers of a valid position)."""
         pos = object.__new__(cls)
-        object.__setattr__(pos, "on_roll", on_roll)
-        object.__setattr__(pos, "x", x)
-        object.__setattr__(pos, "o", o)
+        pos.__dict__.update(on_roll=on_roll, x=x, o=o)  # frozen: no __setattr__, but the dict is ours
         return pos
 
     @classmethod
