@@ -128,3 +128,23 @@ def test_a_directory_yields_only_bgcase_files(tmp_path):
     (tmp_path / "docker-compose.yaml").write_text("services: {}\n")
     suite = load_suite([tmp_path])
     assert len(suite.files) == 1 and not suite.errors
+
+
+def test_the_per_kind_schemas_agree_with_the_full_schema():
+    """The loader checks a case against its kind's flattened schema (for speed); it must
+    accept and refuse exactly what the full case schema does."""
+    from conformance.cases import _case_validators, case_files
+    from conformance.cases import _compose
+
+    full, by_kind = _case_validators()
+    raws = []
+    for path in case_files():
+        raws.extend(_compose(path.read_text())[1]["cases"])
+    variants = []
+    for raw in raws:
+        variants.append(raw)
+        variants.append(dict(raw, unknown_key=1))
+        variants.append({k: v for k, v in raw.items() if k != "expect"})
+        variants.append(dict(raw, dice=[7, 1]) if "dice" in raw else dict(raw, title=""))
+    for raw in variants:
+        assert full.is_valid(raw) == by_kind[raw["kind"]].is_valid(raw), raw.get("id")
