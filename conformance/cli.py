@@ -28,7 +28,7 @@ EXIT_CODES = """exit codes:
   4  the engine could not be started (for example gnubg is not installed)
 """
 ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-COMMAND_MODULES: list[str] = ["perft"]
+COMMAND_MODULES: list[str] = ["perft", "playout"]
 
 
 def _err(msg: str) -> None:
