@@ -28,7 +28,7 @@ EXIT_CODES = """exit codes:
   4  the engine could not be started (for example gnubg is not installed)
 """
 ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-COMMAND_MODULES: list[str] = ["perft", "playout"]
+COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz"]
 
 
 def _err(msg: str) -> None:
@@ -171,7 +171,7 @@ def cmd_certify(args) -> int:
     except _Stop as stop:
         return stop.code
     _write_outputs(args, lines)
-    v = render.verdict(lines)
+    v = render.verdict(lines, args.profile)
     for message in stale:
         print(f"error: {message}", file=sys.stderr)
     print(render.markdown(lines, args.profile), end="")
@@ -354,7 +354,7 @@ def certification_table(engines: list[str]) -> str:
         verdicts = []
         for profile in ("movement", "money", "match"):
             chosen = {c.id for c in suite.cases if in_profile(c, profile)}
-            v = render.verdict([x for x in lines if x.get("type") != "case" or x["id"] in chosen])
+            v = render.verdict([x for x in lines if x.get("type") != "case" or x["id"] in chosen], profile)
             verdicts.append("certified" if v["certified"] else f"no ({v['must_passed']}/{v['must']})")
         rows.append(f"| {name} | {info.get('version', '')} | {len(results)} | {counts['pass']} | {counts['fail']} |"
                     f" {counts['errored']} | {counts['unsupported']} | " + " | ".join(verdicts) + " |")

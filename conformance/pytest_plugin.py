@@ -8,6 +8,8 @@
 - Each case tag becomes a marker (``-m bear_off``), and so does the kind.
 - A failure shows the board diagram, the dice, the spec clause and the missing
   and extra plays; an unsupported case is skipped with the reason.
+- ``--bg-fuzz N`` adds differential fuzzing items (``bgconf-fuzz::KIND[seed=S]``,
+  see ``conformance.fuzz``); with pytest-xdist each worker runs its own shards.
 """
 
 from __future__ import annotations
@@ -35,6 +37,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--bg-scenarios", action="store_true", default=False,
                     help="also run every case with colours swapped, dice reversed, and the position as a "
                          "Position ID or XGID when the engine declares it (ids like bg-XXXX[swapped])")
+    group.addoption("--bg-fuzz", metavar="N", type=int, default=0,
+                    help="also fuzz --bg-engine (default: reference) against the reference engine: N generated "
+                         "inputs per kind (legal_plays, play_check, game_result), one item per kind, e.g. "
+                         "bgconf-fuzz::legal_plays[seed=0]; a mismatch is shrunk and fails with the diff and a YAML "
+                         "case to paste. Under pytest-xdist (-n) each kind is split into one shard per worker, "
+                         "each with its own seed (seed + shard)")
+    group.addoption("--bg-fuzz-seed", metavar="S", type=int, default=0,
+                    help="with --bg-fuzz: the seed of the first shard (default 0); a run is a function of it")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -169,6 +179,58 @@ class BgCaseItem(pytest.Item):
         return self.path, self.case.line - 1, f"{self.case.name}: {self.case.title}"
 
 
+class FuzzFailed(Exception):
+    """A fuzzing campaign found a mismatch (the text has the diff and the YAML case)."""
+
+
+class BgFuzz(pytest.Collector):
+    """The fuzzing items (``--bg-fuzz N``): per kind, one shard per xdist worker."""
+
+    def collect(self):
+        import math
+        import os
+
+        from .strategies import KINDS
+
+        shards = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1))
+        total = self.config.getoption("--bg-fuzz")
+        first = self.config.getoption("--bg-fuzz-seed")
+        for kind in KINDS:
+            for shard in range(shards):
+                yield BgFuzzItem.from_parent(self, name=f"{kind}[seed={first + shard}]", kind=kind,
+                                             seed=first + shard, examples=math.ceil(total / shards))
+
+
+class BgFuzzItem(pytest.Item):
+    """One fuzzing campaign: ``examples`` inputs of ``kind`` from ``seed`` on the session's engine."""
+
+    def __init__(self, *, kind: str, seed: int, examples: int, **kwargs):
+        super().__init__(**kwargs)
+        self.kind, self.seed, self.examples = kind, seed, examples
+
+    def runtest(self) -> None:
+        from .fuzz import CAPABILITY, campaign_report, run_campaign, summary
+
+        name = self.config.getoption("--bg-engine") or "reference"
+        engine, info, _replies = _start_engine(self.config, name)
+        if CAPABILITY[self.kind] not in info.get("capabilities", []):
+            pytest.skip(f"unsupported: engine does not declare capability {CAPABILITY[self.kind]}")
+        camp = run_campaign(engine, name, self.kind, self.examples, self.seed, info=info)
+        self.user_properties.append(("positions_per_second", round(camp.rate)))
+        self.add_report_section("call", "bgconf fuzz", summary(camp))
+        if camp.findings:
+            label = f"{name} ({info.get('name', name)} {info.get('version', '')})".replace(" )", ")")
+            raise FuzzFailed(campaign_report(camp, label))
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(FuzzFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"bgconf fuzz {self.kind}, seed {self.seed}, {self.examples} inputs"
+
+
 def pytest_collect_file(file_path: Path, parent):
     if file_path.name.endswith(".bgcase.yaml"):
         return BgCaseFile.from_parent(parent, path=file_path)
@@ -177,13 +239,15 @@ def pytest_collect_file(file_path: Path, parent):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
-    """Add the bundled suite (before -k, -m and --deselect filter the items)."""
+    """Add the bundled suite and the fuzzing items (before -k, -m and --deselect filter the items)."""
     if config.getoption("--bg-engine") and not config.getoption("--bg-no-suite"):
         from .cases import display_path
 
         for path in case_files():
             node = BgCaseFile.from_parent(session, path=path, nodeid=display_path(path))
             items.extend(session.genitems(node))
+    if config.getoption("--bg-fuzz") > 0:
+        items.extend(session.genitems(BgFuzz.from_parent(session, name="bgconf-fuzz", nodeid="bgconf-fuzz")))
     # a case id is permanent and unique: a second use (e.g. a user's file reusing a
     # bundled id) fails instead of borrowing the other case's answer
     first: dict[str, str] = {}

@@ -18,6 +18,7 @@ _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance", "temp
                                 lstrip_blocks=True)
 BAD = ("fail", "errored", "timeout", "xpass")
 OPTION_UNSUPPORTED = "engine does not support rule option"
+CAPABILITY_UNSUPPORTED = "engine does not declare capability"
 
 
 def read_jsonl(path: str | Path) -> list[dict]:
@@ -32,16 +33,33 @@ def _parts(lines: list[dict]):
     return header, cases, footer
 
 
-def verdict(lines: list[dict]) -> dict:
+def verdict(lines: list[dict], profile: str = "complete") -> dict:
     """``{"certified": bool, "why": str, "must": n, "must_passed": n}``: certified iff
-    every ``must`` case passed (no failure, error, unsupported capability or expected
-    failure) and the run is complete; cases of rule option values the engine does not
-    offer are not counted (the certificate lists them as not covered)."""
+    every ``must`` case counted passed (no failure, error, missing required
+    capability or expected failure) and the run is complete. Not counted, and listed
+    on the certificate as not covered: cases of rule option values the engine does
+    not offer, and cases needing a capability the profile does not require
+    (``profiles.REQUIRED``: e.g. movement needs legal-plays; play checks and applied
+    plays count only for engines that declare them)."""
+    from .profiles import REQUIRED
+
     _header, cases, footer = _parts(lines)
-    # a case whose rule option values the engine does not offer is outside what the
-    # certificate covers (the certificate lists those options); any other must case counts
-    must = [c for c in cases if c.get("level", "must") == "must"
-            and not (c["status"] == "unsupported" and c.get("message", "").startswith(OPTION_UNSUPPORTED))]
+    required = REQUIRED.get(profile)
+
+    def counted(c: dict) -> bool:
+        if c.get("level", "must") != "must":
+            return False
+        if c["status"] != "unsupported":
+            return True
+        message = c.get("message", "")
+        if message.startswith(OPTION_UNSUPPORTED):
+            return False
+        if required is not None and message.startswith(CAPABILITY_UNSUPPORTED):
+            caps = message[len(CAPABILITY_UNSUPPORTED):].strip().split(", ")
+            return any(cap in required for cap in caps)
+        return True
+
+    must = [c for c in cases if counted(c)]
     passed = sum(c["status"] == "pass" for c in must)
     counts = Counter(c["status"] for c in must)
     if footer.get("incomplete"):
@@ -93,7 +111,7 @@ def junit_xml(lines: list[dict]) -> str:
 def markdown(lines: list[dict], profile: str = "") -> str:
     """A Markdown summary fit for a CI step summary."""
     header, cases, footer = _parts(lines)
-    v = verdict(lines)
+    v = verdict(lines, profile or "complete")
     engine = header.get("engine", {})
     out = [f"## bgconf {header.get('suite_version', '')}: {engine.get('name', '?')} {engine.get('version', '')}",
            "", f"**{'Certified' if v['certified'] else 'Not certified'}**"
@@ -120,14 +138,14 @@ def html_certificate(lines: list[dict], profile: str) -> str:
     header, cases, footer = _parts(lines)
     unsupported = sorted({c.get("message", "") for c in cases if c["status"] == "unsupported"})
     return _TEMPLATES.get_template("certificate.html.j2").render(
-        header=header, footer=footer, profile=profile, verdict=verdict(lines),
+        header=header, footer=footer, profile=profile, verdict=verdict(lines, profile),
         matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
         failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported)
 
 
 def badge(lines: list[dict], profile: str) -> dict:
     """shields.io endpoint JSON for the profile's verdict."""
-    v = verdict(lines)
+    v = verdict(lines, profile)
     return {"schemaVersion": 1, "label": f"bgconf {profile}",
             "message": "certified" if v["certified"] else f"{v['must_passed']}/{v['must']} must",
             "color": "brightgreen" if v["certified"] else "red"}
