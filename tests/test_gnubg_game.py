@@ -10,33 +10,18 @@ Skipped when the gnubg program is not installed, unless BGCONF_REQUIRE_GNUBG=1.
 """
 
 import itertools
-import os
 import random
 
 import pytest
 
-from conformance.adapters import EngineUnavailable
 from conformance.adapters.reference import ReferenceEngine
 from conformance.cases import load_suite
 from conformance.model import CUBE_ACTIONS, MOMENTS, RULE_DEFAULTS
 from conformance.runner import run_cases
 
+from test_gnubg import gnubg  # noqa: F401  (the shared GNU Backgammon fixture)
+
 GAME_KINDS = ("game_result", "cube_action", "opening_roll", "match_transition")
-
-
-@pytest.fixture(scope="module")
-def gnubg():
-    from conformance.adapters.gnubg import GnubgEngine
-
-    try:
-        engine = GnubgEngine()
-        engine.describe()
-    except EngineUnavailable as exc:
-        if os.environ.get("BGCONF_REQUIRE_GNUBG") == "1":
-            pytest.fail(f"GNU Backgammon is required here: {exc}")
-        pytest.skip(f"GNU Backgammon not installed: {exc}")
-    yield engine
-    engine.close()
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ bgsage's, or, when bgsage has no play, iff it leaves the board unchanged).
 from __future__ import annotations
 
 from conformance.adapters import EngineUnavailable
-from conformance.engine import Engine, installed_version
-from conformance.model import BAR, ModelError, Position, parse_dice, play_to_position
+from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.model import BAR, Position, parse_dice
 
 NAME = "bgsage"
 DISTRIBUTION = "bgsage"
@@ -56,13 +56,11 @@ def _result(position: Position, board: list[int]) -> Position:
     return Position.from_mover(position.on_roll, tuple(me), tuple(opp)).passed()
 
 
-class Adapter(Engine):
+class Adapter(ThirdPartyAdapter):
     """bgsage behind the engine interface (run isolated by ``bgconf serve``)."""
 
-    def describe(self) -> dict:
-        return {"name": NAME, "version": installed_version(DISTRIBUTION) or "not installed",
-                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
-                "position_formats": ["board"]}
+    NAME = NAME
+    DISTRIBUTION = DISTRIBUTION
 
     def legal_plays(self, request: dict) -> dict:
         possible_moves = _engine()
@@ -71,12 +69,3 @@ class Adapter(Engine):
         boards = possible_moves(_board(position), d1, d2)
         return {"plays": [_result(position, list(b)).to_wire() for b in boards]}
 
-    def play_check(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays

@@ -20,8 +20,8 @@ of gnubg-nn's, or, when gnubg-nn has no play, iff it leaves the board unchanged)
 from __future__ import annotations
 
 from conformance.adapters import EngineUnavailable
-from conformance.engine import Engine, installed_version
-from conformance.model import ModelError, Position, apply_steps, parse_dice, play_to_position
+from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.model import ModelError, Position, apply_steps, parse_dice
 
 NAME = "gnubg-nn"
 DISTRIBUTION = "gnubg-nn"
@@ -61,13 +61,11 @@ def _play(position: Position, steps: list[list[int]], result: Position):
     return result.to_wire()
 
 
-class Adapter(Engine):
+class Adapter(ThirdPartyAdapter):
     """gnubg-nn behind the engine interface (run isolated: ``bgconf serve python:MODULE:Adapter``)."""
 
-    def describe(self) -> dict:
-        return {"name": NAME, "version": installed_version(DISTRIBUTION) or "not installed",
-                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
-                "position_formats": ["board"]}
+    NAME = NAME
+    DISTRIBUTION = DISTRIBUTION
 
     def legal_plays(self, request: dict) -> dict:
         nn = _engine()
@@ -79,12 +77,3 @@ class Adapter(Engine):
             plays.append(_play(position, [[int(a), int(b)] for a, b in steps], result))
         return {"plays": plays}
 
-    def play_check(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays

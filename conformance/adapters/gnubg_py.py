@@ -23,8 +23,8 @@ gnubg's, or, when gnubg has no play, iff it leaves the board unchanged).
 from __future__ import annotations
 
 from conformance.adapters import EngineUnavailable
-from conformance.engine import Engine, installed_version
-from conformance.model import ModelError, Position, parse_dice, play_to_position
+from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.model import Position, parse_dice
 
 NAME = "gnubg-py"
 DISTRIBUTION = "gnubg"
@@ -61,13 +61,11 @@ def _steps(move: tuple) -> list[list[int]]:
     return [[int(move[i]), int(move[i + 1])] for i in range(0, len(move), 2)]
 
 
-class Adapter(Engine):
+class Adapter(ThirdPartyAdapter):
     """gnubg (PyPI bindings) behind the engine interface (run isolated by ``bgconf serve``)."""
 
-    def describe(self) -> dict:
-        return {"name": NAME, "version": installed_version(DISTRIBUTION) or "not installed",
-                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
-                "position_formats": ["board"]}
+    NAME = NAME
+    DISTRIBUTION = DISTRIBUTION
 
     def legal_plays(self, request: dict) -> dict:
         find, (cubeinfo, evalcontext) = _engine()
@@ -76,12 +74,3 @@ class Adapter(Engine):
         found = find(_board(position), cubeinfo, evalcontext, (d1, d2))
         return {"plays": [_steps(entry["move"]) for entry in found]}
 
-    def play_check(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays

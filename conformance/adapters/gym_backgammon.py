@@ -33,8 +33,9 @@ import warnings
 from importlib import metadata
 
 from conformance.adapters import EngineUnavailable
-from conformance.engine import Engine, installed_version
-from conformance.model import BAR, OFF, ModelError, Position, parse_dice, play_to_position
+from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.engine import installed_version
+from conformance.model import BAR, OFF, Position, parse_dice
 
 NAME = "gym-backgammon"
 DISTRIBUTION = "gym-backgammon"
@@ -99,13 +100,11 @@ def _point(g, colour: int, index, source: bool) -> int:
     return OFF if index > 23 and not source else 24 - index
 
 
-class Adapter(Engine):
+class Adapter(ThirdPartyAdapter):
     """gym-backgammon behind the engine interface (run isolated by ``bgconf serve``)."""
 
-    def describe(self) -> dict:
-        return {"name": NAME, "version": installed_version(DISTRIBUTION) or "not installed",
-                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
-                "position_formats": ["board"]}
+    NAME = NAME
+    DISTRIBUTION = DISTRIBUTION
 
     def legal_plays(self, request: dict) -> dict:
         g = _engine()
@@ -119,12 +118,3 @@ class Adapter(Engine):
                  for play in found]
         return {"plays": plays}
 
-    def play_check(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays

@@ -30,8 +30,9 @@ import sys
 from importlib import metadata
 
 from conformance.adapters import EngineUnavailable
-from conformance.engine import Engine, installed_version
-from conformance.model import BAR, OFF, ModelError, Position, parse_dice, play_to_position
+from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.engine import installed_version
+from conformance.model import BAR, OFF, Position, parse_dice
 
 NAME = "magmacrunch"
 DISTRIBUTION = "magmacrunch-backgammon"
@@ -82,13 +83,11 @@ def _step(r, who: str, step) -> list[int]:
     return [int(frm), int(to)]
 
 
-class Adapter(Engine):
+class Adapter(ThirdPartyAdapter):
     """magmacrunch-backgammon behind the engine interface (run isolated by ``bgconf serve``)."""
 
-    def describe(self) -> dict:
-        return {"name": NAME, "version": installed_version(DISTRIBUTION) or "not installed",
-                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
-                "position_formats": ["board"]}
+    NAME = NAME
+    DISTRIBUTION = DISTRIBUTION
 
     def legal_plays(self, request: dict) -> dict:
         r = _engine()
@@ -98,12 +97,3 @@ class Adapter(Engine):
         moves = r.legal_moves(_board(r, position), who, d1, d2)
         return {"plays": [[_step(r, who, s) for s in move] for move in moves]}
 
-    def play_check(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays

@@ -29,8 +29,8 @@ import sys
 from copy import deepcopy
 
 from conformance.adapters import EngineUnavailable
-from conformance.engine import Engine, installed_version
-from conformance.model import BAR, OFF, ModelError, Position, apply_steps, parse_dice, play_to_position
+from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.model import BAR, OFF, ModelError, Position, apply_steps, parse_dice
 
 NAME = "pygammon"
 DISTRIBUTION = "pygammon"
@@ -88,13 +88,11 @@ def _point(st, side, index: int) -> int:
     return index + 1 if side is st.Side.FIRST else 24 - index
 
 
-class Adapter(Engine):
+class Adapter(ThirdPartyAdapter):
     """pygammon behind the engine interface (run isolated by ``bgconf serve``)."""
 
-    def describe(self) -> dict:
-        return {"name": NAME, "version": installed_version(DISTRIBUTION) or "not installed",
-                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
-                "position_formats": ["board"]}
+    NAME = NAME
+    DISTRIBUTION = DISTRIBUTION
 
     def legal_plays(self, request: dict) -> dict:
         core, exc, st = _engine()
@@ -153,12 +151,3 @@ class Adapter(Engine):
         walk(game, [])
         return finals
 
-    def play_check(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal move: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays

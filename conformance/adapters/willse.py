@@ -31,8 +31,8 @@ import os
 import sys
 
 from conformance.adapters import EngineUnavailable
-from conformance.engine import Engine, installed_version
-from conformance.model import BAR, OFF, ModelError, Position, parse_dice, play_to_position
+from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.model import BAR, OFF, Position, parse_dice
 
 NAME = "willse"
 DISTRIBUTION = "willse-backgammon"
@@ -90,13 +90,11 @@ def _point(player: int, value: int, source: bool) -> int:
     return value if player == 2 else 25 - value
 
 
-class Adapter(Engine):
+class Adapter(ThirdPartyAdapter):
     """willse-backgammon behind the engine interface (run isolated by ``bgconf serve``)."""
 
-    def describe(self) -> dict:
-        return {"name": NAME, "version": installed_version(DISTRIBUTION) or "not installed",
-                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
-                "position_formats": ["board"]}
+    NAME = NAME
+    DISTRIBUTION = DISTRIBUTION
 
     def legal_plays(self, request: dict) -> dict:
         Board = _engine()
@@ -116,12 +114,3 @@ class Adapter(Engine):
             plays.append([[_point(player, m[0], True), _point(player, m[1], False)] for m in moves])
         return {"plays": plays}
 
-    def play_check(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays

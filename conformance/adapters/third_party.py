@@ -1,0 +1,36 @@
+"""What every third-party adapter shares: its identity and the play check by legal set.
+
+An adapter subclasses ``ThirdPartyAdapter``, sets ``NAME`` (the key of
+``conformance.engine.THIRD_PARTY``) and ``DISTRIBUTION`` (the PyPI name), and
+implements ``legal_plays``. ``play_check`` is then answered from the engine's
+own legal plays: a play is legal iff its resulting position is one of them
+(spec: move.same-play), or, when the engine finds no play, iff it leaves the
+board unchanged (spec: move.pass).
+"""
+
+from __future__ import annotations
+
+from conformance.engine import Engine, installed_version
+from conformance.model import ModelError, Position, play_to_position
+
+
+class ThirdPartyAdapter(Engine):
+    """Base of the third-party adapters (each runs isolated behind the protocol)."""
+
+    NAME = ""
+    DISTRIBUTION = ""
+
+    def describe(self) -> dict:
+        return {"name": self.NAME, "version": installed_version(self.DISTRIBUTION) or "not installed",
+                "capabilities": ["legal-plays", "play-check"], "rule_options": {},
+                "position_formats": ["board"]}
+
+    def play_check(self, request: dict) -> dict:
+        position = Position.from_dict(request["position"])
+        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
+        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
+            legal.add(position.passed())
+        try:
+            return {"legal": play_to_position(position, request["play"]) in legal}
+        except ModelError:
+            return {"legal": False}  # physically impossible, so not one of the engine's plays
