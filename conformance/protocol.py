@@ -190,6 +190,7 @@ class CommandEngine(Engine):
                 proc = self._process()
             except ProtocolError as exc:
                 failures_in_a_row += 1
+                self.incomplete = self.incomplete or failures_in_a_row >= _MAX_RESTARTS_IN_A_ROW
                 replies.append({"errored": f"engine could not be (re)started: {exc}"})
                 continue
             failures_in_a_row = 0

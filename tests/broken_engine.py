@@ -2,10 +2,12 @@
 
 It answers like the reference engine, except on the case ``bg-GQQD`` (see
 test_cli.CASE), where MODE decides what goes wrong: crash, hang, garbage,
-wrong-seq, bad-play; ``no-start`` dies before the handshake.
+wrong-seq, bad-play; ``no-start`` dies before the handshake; ``crash-for-good:FILE``
+crashes on its first case and never starts again.
 """
 
 import json
+import os
 import sys
 import time
 
@@ -15,6 +17,12 @@ mode = sys.argv[1]
 engine = ReferenceEngine()
 if mode == "no-start":
     sys.exit(3)
+if mode.startswith("crash-for-good:"):
+    # answers once, then dies, and never starts again: the run is cut short
+    marker = mode.split(":", 1)[1]
+    if os.path.exists(marker):
+        sys.exit(5)
+    mode = "crash-for-good"
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["cmd"] == "start":
@@ -23,6 +31,9 @@ for line in sys.stdin:
                  "capabilities": info["capabilities"], "rule_options": {}}
     elif msg["cmd"] == "stop":
         break
+    elif mode == "crash-for-good" and msg["cmd"] == "run":
+        open(marker, "w").close()
+        sys.exit(7)
     elif msg.get("case") == "bg-GQQD":
         if mode == "crash":
             sys.exit(7)

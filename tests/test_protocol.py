@@ -97,3 +97,19 @@ def test_messages_both_ways_match_the_protocol_schema():
     for message in sent + received:
         errors = list(validator.iter_errors(message))
         assert not errors, (message, [e.message for e in errors])
+
+
+def test_a_run_cut_short_says_incomplete(tmp_path):
+    path = tmp_path / "c.bgcase.yaml"
+    path.write_text(CASES)
+    report = tmp_path / "r.jsonl"
+    marker = tmp_path / "dead"
+    engine = (f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'broken_engine.py'))} "
+              f"crash-for-good:{marker}")
+    proc = bgconf("run", "--engine", engine, "--cases", str(path), "--report", str(report))
+    assert proc.returncode == 1
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    assert lines[-1]["incomplete"] is True and "(incomplete)" in proc.stdout
+    statuses = [x["status"] for x in lines if x.get("type") == "case"]
+    assert statuses == ["errored"] * 4
+    assert "could not be (re)started" in lines[-2]["message"]
