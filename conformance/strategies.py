@@ -39,6 +39,7 @@ from conformance.model import (
     BAR, CHECKERS, OFF, Cube, Match, ModelError, Position, RULE_DEFAULTS, dice_moves, format_play,
     parse_play, point_name,
 )
+from reference_impl.movegen import do_step
 
 __all__ = [
     "SCENARIOS", "KINDS", "MOVE_BYTES", "GAME_BYTES", "Example", "decode_position", "decode_example",
@@ -257,11 +258,7 @@ def _walk(position: Position, roll: Sequence[int], data: bytes) -> list[tuple[in
         steps.append((src, dst))
         if dst and opp[25 - dst] >= 2:
             break  # a blocked landing: nothing can follow it
-        me[src] -= 1
-        me[dst] += 1
-        if dst and opp[25 - dst] == 1:
-            opp[25 - dst] = 0
-            opp[BAR] += 1
+        do_step(me, opp, src, die)  # physically: move, and hit a blot there
     return steps
 
 
