@@ -13,7 +13,7 @@ from pathlib import Path
 from . import __version__, resources
 from .cases import Case, load_suite
 from .diagram import board_diagram
-from .engine import BUILTIN, EngineNotFound, entry_point_engines, get_engine
+from .engine import BUILTIN, EngineNotFound, EngineStartError, entry_point_engines, get_engine, start_engine
 from .report import case_line, failure_text, footer, header, section_table, summary_line
 from .runner import run_cases, select
 
@@ -75,17 +75,13 @@ def _execute(args):
     if getattr(args, "timeout", None):
         os.environ["BGCONF_TIMEOUT"] = str(args.timeout)
     try:
-        engine = get_engine(args.engine)
-        info = engine.describe()
+        engine, info = start_engine(args.engine)
     except EngineNotFound as exc:
         _err(str(exc))
         raise _Stop(EXIT_USAGE) from None
-    except Exception as exc:
-        _err(f"engine {args.engine!r} could not start: {exc}")
+    except EngineStartError as exc:
+        _err(str(exc))
         raise _Stop(EXIT_NO_ENGINE) from None
-    if not isinstance(info, dict):
-        _err(f"engine {args.engine!r}: describe() returned {info!r}, not a dict")
-        raise _Stop(EXIT_NO_ENGINE)
     from .cases import CAPABILITIES
 
     odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]

@@ -125,6 +125,33 @@ class EngineNotFound(LookupError):
     """No engine of that name (message lists the known ones)."""
 
 
+class EngineStartError(RuntimeError):
+    """The engine exists but could not start or describe itself."""
+
+
+#: How the runner words an unsupported case; certificates read these prefixes to tell a
+#: missing capability from an option value the engine does not offer.
+CAPABILITY_UNSUPPORTED = "engine does not declare capability"
+OPTION_UNSUPPORTED = "engine does not support rule option"
+
+
+def start_engine(name: str) -> tuple[Engine, dict]:
+    """``get_engine(name)`` and its ``describe()``, checked.
+
+    Raises EngineNotFound (a usage error) or EngineStartError (with the reason).
+    """
+    engine = get_engine(name)  # EngineNotFound propagates
+    try:
+        info = engine.describe()
+    except Exception as exc:
+        engine.close()
+        raise EngineStartError(f"engine {name!r} could not start: {exc}") from None
+    if not isinstance(info, dict):
+        engine.close()
+        raise EngineStartError(f"engine {name!r}: describe() returned {info!r}, not a dict")
+    return engine, info
+
+
 def entry_point_engines() -> dict[str, metadata.EntryPoint]:
     """Engines registered by installed packages in the ``bgconf.engines`` group."""
     return {ep.name: ep for ep in metadata.entry_points(group="bgconf.engines")}

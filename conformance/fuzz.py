@@ -782,7 +782,7 @@ def add_parser(subparsers) -> None:
 def cmd_fuzz(args) -> int:
     import os
 
-    from .engine import EngineNotFound, get_engine
+    from .engine import EngineNotFound, EngineStartError, start_engine
 
     def err(msg: str) -> None:
         print(f"bgconf: {msg}", file=sys.stderr)
@@ -793,13 +793,12 @@ def cmd_fuzz(args) -> int:
     if args.timeout:
         os.environ["BGCONF_TIMEOUT"] = str(args.timeout)
     try:
-        engine = get_engine(args.engine)
-        info = engine.describe()
+        engine, info = start_engine(args.engine)
     except EngineNotFound as exc:
         err(str(exc))
         return EXIT_USAGE
-    except Exception as exc:
-        err(f"engine {args.engine!r} could not start: {exc}")
+    except EngineStartError as exc:
+        err(str(exc))
         return EXIT_NO_ENGINE
     caps = set(info.get("capabilities", []))
     asked = args.kind or ["legal_plays"]

@@ -97,9 +97,21 @@ def bisect(engine, position: Position, depth: int) -> tuple | None:
     return None
 
 
-def cmd_perft(args) -> int:
-    from .engine import get_engine
+def _start(name: str):
+    """The started engine, or the exit code: 2 for an unknown name, 4 if it cannot start."""
+    from .engine import EngineNotFound, EngineStartError, start_engine
 
+    try:
+        return start_engine(name)[0]
+    except EngineNotFound as exc:
+        print(f"bgconf: {exc}", file=sys.stderr)
+        return 2
+    except EngineStartError as exc:
+        print(f"bgconf: {exc}", file=sys.stderr)
+        return 4
+
+
+def cmd_perft(args) -> int:
     try:
         position = parse_position(args.position)
     except ModelError as exc:
@@ -114,12 +126,9 @@ def cmd_perft(args) -> int:
                 print(f"{roll[0]}-{roll[1]} {n}")
         counts = [perft(position, d, args.roll_set) for d in range(1, args.depth + 1)]
     else:
-        try:
-            engine = get_engine(args.engine)
-            engine.describe()
-        except Exception as exc:
-            print(f"bgconf: engine {args.engine!r} could not start: {exc}", file=sys.stderr)
-            return 4
+        engine = _start(args.engine)
+        if isinstance(engine, int):
+            return engine
         try:
             counts = engine_perft(engine, position, args.depth, args.roll_set)
         except BadAnswer as exc:
@@ -136,18 +145,15 @@ def cmd_perft(args) -> int:
 
 def cmd_bisect(args) -> int:
     from .diagram import board_diagram
-    from .engine import get_engine
 
     try:
         position = parse_position(args.position)
-        engine = get_engine(args.engine)
-        engine.describe()
     except ModelError as exc:
         print(f"bgconf: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:
-        print(f"bgconf: engine {args.engine!r} could not start: {exc}", file=sys.stderr)
-        return 4
+    engine = _start(args.engine)
+    if isinstance(engine, int):
+        return engine
     try:
         found = bisect(engine, position, args.depth)
     except BadAnswer as exc:

@@ -20,7 +20,7 @@ import pytest
 
 from .cases import Case, case_files, load_file
 from .compare import compare
-from .engine import get_engine
+from .engine import EngineNotFound, EngineStartError, start_engine
 from .report import failure_text
 from .runner import CaseResult, unsupported_reason
 
@@ -70,10 +70,9 @@ def _start_engine(config: pytest.Config, name: str):
     engines = config.stash[_ENGINES]
     if name not in engines:
         try:
-            engine = get_engine(name)
-            info = engine.describe()
-        except Exception as exc:
-            raise pytest.UsageError(f"--bg-engine {name}: the engine could not start: {exc}") from None
+            engine, info = start_engine(name)
+        except (EngineNotFound, EngineStartError) as exc:
+            raise pytest.UsageError(f"--bg-engine {name}: {exc}") from None
         engines[name] = (engine, info, {})
     return engines[name]
 

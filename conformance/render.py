@@ -13,12 +13,13 @@ from pathlib import Path
 import jinja2
 import junitparser
 
+from .engine import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
+
 _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance", "templates"),
                                 autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
                                 lstrip_blocks=True)
 BAD = ("fail", "errored", "timeout", "xpass")
-OPTION_UNSUPPORTED = "engine does not support rule option"
-CAPABILITY_UNSUPPORTED = "engine does not declare capability"
+
 
 
 def read_jsonl(path: str | Path) -> list[dict]:

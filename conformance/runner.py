@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 
 from .cases import Case
 from .compare import Outcome, compare
-from .engine import Engine
+from .engine import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED, Engine
 from .model import RULE_DEFAULTS
 
 
@@ -36,13 +36,13 @@ def unsupported_reason(case: Case, info: dict) -> str | None:
     caps = set(info.get("capabilities", []))
     missing = [c for c in case.requires if c not in caps]
     if missing:
-        return f"engine does not declare capability {', '.join(missing)}"
+        return f"{CAPABILITY_UNSUPPORTED} {', '.join(missing)}"
     options = info.get("rule_options", {})
     for name, value in case.effective_rules.items():
         # an option the engine does not mention is taken as supported at its default only
         supported = options.get(name, [RULE_DEFAULTS[name]])
         if value not in supported:
-            return f"engine does not support rule option {name}={value!r}"
+            return f"{OPTION_UNSUPPORTED} {name}={value!r}"
     return None
 
 

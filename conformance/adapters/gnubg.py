@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters import EngineUnavailable
+from conformance.engine import OPTION_UNSUPPORTED
 from conformance.model import (
     CUBE_ACTIONS, MOMENTS, OFF, SIDES, Cube, Match, ModelError, Position, apply_steps, effective_rules,
     other, parse_dice, play_to_position,
@@ -592,7 +593,7 @@ def _game_spec(match: Match, rules: dict, *, jacoby: bool = False, beavers: int 
 def _cap_note(cap: Any) -> str:
     # worded as the runner words an unsupported option value, so that certificates
     # list it among the options not covered
-    return (f"engine does not support rule option max_cube={cap!r} here: gnubg has no max_cube"
+    return (f"{OPTION_UNSUPPORTED} max_cube={cap!r} here: gnubg has no max_cube"
             f" setting (its cube stops at {GNUBG_MAX_CUBE})")
 
 
