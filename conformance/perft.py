@@ -17,11 +17,11 @@ import time
 from collections import Counter
 
 from .compare import BadAnswer, _engine_plays
-from .model import OFF, ModelError, Position, decode_position_id, decode_xgid, encode_position_id, format_play
+from .model import ModelError, Position, decode_position_id, decode_xgid, encode_position_id, format_play
 
-ROLLS_21 = tuple((a, b) for a in range(6, 0, -1) for b in range(a, 0, -1))
-WEIGHTS = {"all21": {r: 1 for r in ROLLS_21},
-           "weighted36": {r: (1 if r[0] == r[1] else 2) for r in ROLLS_21}}
+from reference_impl.perft import ROLL_SETS, ROLLS_21, _finished  # one definition of bgperft-1
+
+WEIGHTS = {name: dict(weighted) for name, weighted in ROLL_SETS.items()}
 
 
 def parse_position(text: str) -> Position:
@@ -32,10 +32,6 @@ def parse_position(text: str) -> Position:
     if text.startswith("XGID="):
         return decode_xgid(text)
     return decode_position_id(text)
-
-
-def _finished(p: Position) -> bool:
-    return p.x[OFF] == 15 or p.o[OFF] == 15
 
 
 def _ask(engine, pairs: list[tuple[Position, tuple[int, int]]]) -> list[dict[Position, str]]:
