@@ -3,7 +3,7 @@
 Imports nothing else of bgconf (DESIGN.md section 1).
 """
 
-from .errors import CodecError, DiceError, ModelError, NotationError, PositionError
+from .errors import CodecError, DiceError, FalseHitMark, ModelError, NotationError, PositionError
 from .game import (
     CUBE_ACTIONS, MOMENTS, RESULTS, RULE_DEFAULTS, Cube, GameStateError, Match, effective_rules,
 )
@@ -26,7 +26,7 @@ __all__ = [
     "CUBE_ACTIONS", "MOMENTS", "RESULTS", "RULE_DEFAULTS", "Cube", "GameStateError", "Match",
     "effective_rules", "decode_xgid", "decode_xgid_fields", "encode_xgid",
     "BAR", "CHECKERS", "OFF", "SIDES", "START_POINTS", "CodecError", "DiceError", "ModelError",
-    "NotationError", "Position", "PositionError", "Step", "apply_steps", "check_sides",
+    "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
     "point_name",

@@ -18,6 +18,10 @@ class NotationError(ModelError):
     (spec: format.notation)."""
 
 
+class FalseHitMark(NotationError):
+    """A ``*`` in notation where no blot is hit (spec: format.notation)."""
+
+
 class CodecError(ModelError):
     """A Position ID (or other interchange string) that cannot be decoded
     (spec: format.position-id)."""

@@ -18,7 +18,7 @@ import itertools
 import re
 from typing import Any, Iterable, Sequence
 
-from .errors import DiceError, NotationError
+from .errors import DiceError, FalseHitMark, NotationError
 from .position import BAR, OFF, Position, other
 
 Step = tuple[int, int]
@@ -159,7 +159,7 @@ def _apply_chains(position: Position, chains, order) -> Position:
         for a, b, star in zip(points, points[1:], marks):
             hit = _move(me, opp, a, b, position.on_roll)
             if star and not hit:
-                raise NotationError(
+                raise FalseHitMark(
                     f"{point_name(a)}/{point_name(b)}*: there is no blot of"
                     f" {other(position.on_roll)} on point {b} to hit")
     return Position.from_mover(position.on_roll, tuple(me), tuple(opp)).passed()
