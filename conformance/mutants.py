@@ -23,7 +23,9 @@ from .adapters.reference import RULES, ReferenceEngine
 @dataclass(frozen=True)
 class Mutant:
     """``name``; the ``spec`` clause it breaks; the reference module it changes; the
-    exact ``old`` source text and its ``new`` replacement; ``what`` it does."""
+    exact ``old`` source text and its ``new`` replacement; ``what`` it does;
+    ``also``: further ``(old, new)`` changes in the same module, where the rule is
+    relied on in more than one place."""
 
     name: str
     spec: str
@@ -31,45 +33,39 @@ class Mutant:
     old: str
     new: str
     what: str
+    also: tuple[tuple[str, str], ...] = ()
 
 
 MUTANTS = [
     Mutant("no-larger-die", "move.larger-die", "movegen",
-           "if n == 1 and len(orders) == 2 and deepest and order[0] < orders[0][0]:",
-           "if False:", "when only one die can be played, either die will do"),
+           "for step, after in (steps_big or steps_small)}", "for step, after in (steps_big + steps_small)}",
+           "when only one die can be played, either die will do"),
     Mutant("lands-on-held-point", "move.open-point", "movegen",
-           "blocked = frozenset(p for p in range(1, 25) if opp[25 - p] >= 2)",
-           "blocked = frozenset(p for p in range(1, 25) if opp[25 - p] >= 3)",
+           "_BLOCKS = bytes(count >= 2 for count in range(256))", "_BLOCKS = bytes(count >= 3 for count in range(256))",
            "a point held by exactly two opposing checkers is open"),
     Mutant("no-bar-priority", "bar.enter-first", "movegen",
-           "    if me[BAR]:\n        dst = BAR - die\n        if dst not in blocked:  # spec: bar.enter-first, bar.entry-point\n"
-           "            yield BAR, dst\n        return\n",
-           "    if me[BAR]:\n        dst = BAR - die\n        if dst not in blocked:  # spec: bar.enter-first, bar.entry-point\n"
-           "            yield BAR, dst\n",
+           "        return found  # spec: bar.enter-first\n",
+           "        return found + _steps(cnt[:BAR] + [0], die, packed, facing, outside, 24)\n",
            "checkers move while others wait on the bar"),
     Mutant("bear-off-from-outside", "bearoff.all-home", "movegen",
-           "elif top <= 6 and (dst == 0 or src == top):", "elif src <= 6 and (dst == 0 or src == top):",
-           "bears off while a checker is still outside the home board"),
+           "    if not outside:  # spec: bearoff.all-home", "    if True:",
+           "bears off while a checker is still outside the home board",
+           also=(("    if not cnt[BAR] and outside >= moves:", "    if False:"),
+                 ("    if not cnt[BAR] and outside >= 2:", "    if False:"))),
     Mutant("bear-off-larger-die-low", "bearoff.higher-die", "movegen",
-           "elif top <= 6 and (dst == 0 or src == top):", "elif top <= 6:",
-           "a larger die bears off from any point, not only the highest"),
+           "elif not any(cnt[die + 1:7]):", "elif True:",
+           "a larger die bears off from a lower point while a checker stands higher"),
     Mutant("doubles-two-moves", "move.doubles", "movegen",
-           "orders = [moves] if moves[0] == moves[-1] else [moves, moves[::-1]]\n    start",
-           "orders = [moves[:2]] if moves[0] == moves[-1] else [moves, moves[::-1]]\n    start",
-           "a double gives only two moves"),
+           "len(dice_moves(dice))", "2", "a double gives only two moves"),
     Mutant("fewest-dice", "move.maximum-dice", "movegen",
-           "            if not following:\n                break\n            layer = following\n"
-           "            if n > depth:",
-           "            if not following:\n                break\n            layer = following\n"
-           "            if n > 1 and depth:\n                deepest.update(following)\n                continue\n"
-           "            if n > depth:",
+           "    if two:\n        return two\n",
+           "    if two:\n        return {**{after: (step,) for step, after in steps_big + steps_small}, **two}\n",
            "a play may stop after one die although both can be played"),
     Mutant("no-hit", "hit.blot", "movegen",
-           "hit = hits | (1 << dst) if dst in blots else hits", "hit = hits",
+           "_BLOTS = bytes(count == 1 for count in range(256))", "_BLOTS = bytes(256)",
            "landing on a blot leaves it where it is"),
     Mutant("entry-point-mirrored", "bar.entry-point", "movegen",
-           "        dst = BAR - die\n        if dst not in blocked:  # spec: bar.enter-first, bar.entry-point",
-           "        dst = 18 + die\n        if dst not in blocked:  # spec: bar.enter-first, bar.entry-point",
+           "dst = BAR - die  # spec: bar.entry-point", "dst = 18 + die",
            "enters on 18 + die instead of 25 - die"),
     Mutant("backgammon-as-gammon", "score.backgammon", "game",
            'result, factor = "backgammon", rules["backgammon_multiplier"]', 'result, factor = "gammon", 2',
@@ -133,20 +129,22 @@ def mutated_rules(mutant: Mutant) -> SimpleNamespace:
     """The rule functions with ``mutant`` applied. Raises ValueError when the
     mutant's ``old`` text is no longer in the reference (the mutant must be updated)."""
     source = inspect.getsource(_MODULES[mutant.module])
-    if source.count(mutant.old) != 1:
-        raise ValueError(f"mutant {mutant.name}: the text to change is not (exactly once) in {mutant.module}.py")
+    for old, new in ((mutant.old, mutant.new), *mutant.also):
+        if source.count(old) != 1:
+            raise ValueError(f"mutant {mutant.name}: the text to change is not (exactly once) in {mutant.module}.py")
+        source = source.replace(old, new)
     rules = SimpleNamespace(**vars(RULES))
     if mutant.module == "game":
-        ns = _exec(reference_impl.game, source.replace(mutant.old, mutant.new), {})
+        ns = _exec(reference_impl.game, source, {})
         for name in ("game_result", "cube_action", "opening_roll", "match_transition"):
             setattr(rules, name, ns[name])
         return rules
     movegen = vars(reference_impl.movegen)
     if mutant.module == "movegen":
-        movegen = _exec(reference_impl.movegen, source.replace(mutant.old, mutant.new), {})
+        movegen = _exec(reference_impl.movegen, source, {})
     check_source = inspect.getsource(reference_impl.check)
     if mutant.module == "check":
-        check_source = check_source.replace(mutant.old, mutant.new)
+        check_source = source
     check_source = check_source.replace("from .movegen import do_step, legal_plays, step_error\n", "")
     check = _exec(reference_impl.check, check_source,
                   {k: movegen[k] for k in ("do_step", "legal_plays", "step_error")})

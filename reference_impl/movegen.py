@@ -1,25 +1,54 @@
 """Legal plays: the movement rules, executable.
 
-The state during a roll is two lists of 26 counts in the mover's numbering for
-the mover (``me``: 0 off, 1..24 points, 25 bar) and in the opponent's own
-numbering for the opponent (``opp``); the opponent's checkers on the mover's
-point ``p`` are ``opp[25 - p]``.
+Representation. During a roll the mover's checkers are a list ``cnt`` of 26
+counts in the mover's numbering (0 off, 1..24 points, 25 bar); the opponent's
+checkers on the mover's point ``p`` are ``opp[25 - p]``. The opponent does not
+move during the roll, so its board is read once: which points are blocked
+(two or more checkers, spec: move.open-point) and what a hit on each blot adds
+(spec: hit.blot). A resulting position is one int, the *packed position*: one
+byte per count, the mover's 26 counts then the opponent's 26 (``pack``). A step
+adds a fixed amount to it, and two plays are the same play iff their packed
+positions are equal (spec: move.same-play), so a set of ints removes repeats.
 
-Algorithm (spec: move.maximum-dice, move.larger-die, move.same-play): play the
-dice one at a time in each order (one order for a double), every step legal on
-its own; keep the plays that use the most dice and, when that is one die, the
-larger die if it can be played; the legal plays are the set of their resulting
-positions. ``step_error`` states the single-step rules with reasons (for play
-checks); ``_single_steps`` is its fast form for the search.
+Algorithm. A double (spec: move.doubles) is searched with its moves in
+non-increasing order of their source points: every legal play can be played
+in that order (a checker reaching a point comes from a higher one, the bar is
+the highest, and moving higher checkers first never makes a bear-off from the
+highest point illegal), so each distinct play is reached without its
+permutations. Two different dice: with no checker on the bar and at least two
+outside the home board, a step of one die cannot change what the other die may
+do except by moving the same checker, so the plays are every pair (a step of
+one die, a step of the other) and one checker moved by both in either order;
+otherwise both orders are searched step by step. ``_choose`` then applies the
+rules that pick among plays (spec: move.maximum-dice, move.larger-die).
+
+``step_error`` states the single-step rules with reasons (for play checks);
+``_steps`` is its fast form for the search (the tests check the two agree).
 """
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Iterable, Sequence
 
 from conformance.model import BAR, OFF, Position, dice_moves
 
 Steps = tuple[tuple[int, int], ...]
+
+_MINE = tuple(1 << 8 * p for p in range(26))  # one checker of the mover on point p
+_THEIRS = tuple(1 << 8 * (26 + q) for q in range(26))  # one opposing checker on their point q
+
+
+def pack(me: Sequence[int], opp: Sequence[int]) -> int:
+    """The packed position: byte ``p`` = ``me[p]``, byte ``26 + q`` = ``opp[q]``
+    (two 26-sequences of counts 0..15, each side in its own numbering)."""
+    return int.from_bytes(bytes(me) + bytes(opp), "little")
+
+
+def unpack(packed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The two 26-tuples ``(me, opp)`` of a packed position."""
+    b = packed.to_bytes(52, "little")
+    return tuple(b[:26]), tuple(b[26:])
 
 
 def step_error(me: Sequence[int], opp: Sequence[int], src: int, die: int) -> str | None:
@@ -57,91 +86,235 @@ def do_step(me: list[int], opp: list[int], src: int, die: int) -> int:
     return dst
 
 
-def _single_steps(me: Sequence[int], die: int, blocked: frozenset) -> Iterable[tuple[int, int]]:
-    """Every legal single step ``(from, to)`` of one die: the fast form of
-    ``step_error`` used by the generator (the tests check the two agree)."""
-    if me[BAR]:
-        dst = BAR - die
-        if dst not in blocked:  # spec: bar.enter-first, bar.entry-point
-            yield BAR, dst
-        return
-    top = 24
-    while top and not me[top]:
-        top -= 1
-    for src in range(top, 0, -1):
-        if me[src]:
-            dst = src - die
-            if dst > 0:
-                if dst not in blocked:  # spec: move.open-point
-                    yield src, dst
-            elif top <= 6 and (dst == 0 or src == top):  # spec: bearoff.*
-                yield src, OFF
+_BLOCKS = bytes(count >= 2 for count in range(256))  # spec: move.open-point
+_BLOTS = bytes(count == 1 for count in range(256))  # spec: hit.blot
+_HIT = tuple(_THEIRS[BAR] - _THEIRS[25 - p] if 0 < p < 25 else 0 for p in range(26))
+
+
+class _Facing:
+    """What stays fixed during one roll, read from the opponent's board ``opp``:
+    ``blocked[p]`` (1 if the opponent blocks the mover's point ``p``, else 0)
+    and ``hits[p]`` (the packed change of hitting its blot on the mover's point
+    ``p``; 0 where there is no blot)."""
+
+    __slots__ = ("blocked", "hits")
+
+    def __init__(self, opp: Sequence[int]) -> None:
+        facing = bytes(opp[::-1])  # facing[p]: the opponent's checkers on the mover's point p
+        self.blocked = facing.translate(_BLOCKS)
+        blots = facing.translate(_BLOTS)
+        self.hits = _NO_HITS
+        p = blots.find(1)
+        if p >= 0:
+            self.hits = [0] * 26
+            while p >= 0:
+                self.hits[p] = _HIT[p]
+                p = blots.find(1, p + 1)
+
+
+_NO_HITS = [0] * 26
+_STEP = tuple(tuple(_MINE[max(src - die, OFF)] - _MINE[src] for src in range(26)) for die in range(7))
+
+
+def _steps(cnt: Sequence[int], die: int, packed: int, facing: _Facing, outside: int,
+           top: int = BAR) -> list[tuple[tuple[int, int], int]]:
+    """Every legal single step of ``die`` from the state ``cnt`` (packed ``packed``,
+    ``outside`` checkers on the bar or points 7..24), from sources ``top`` and
+    below: ``[((from, to), packed after), ...]``. The fast form of ``step_error``.
+
+    A blot is hit by the first checker that lands on it; ``cnt[to] == 0`` tells
+    the first landing in the searches below (two steps, or sources in
+    non-increasing order)."""
+    blocked, hits = facing.blocked, facing.hits
+    if cnt[BAR]:
+        found = []
+        dst = BAR - die  # spec: bar.entry-point
+        if top == BAR and not blocked[dst]:
+            found.append(((BAR, dst), packed + _MINE[dst] - _MINE[BAR] + (0 if cnt[dst] else hits[dst])))
+        return found  # spec: bar.enter-first
+    top = min(top, 24)
+    step = _STEP[die]
+    if hits is _NO_HITS:
+        found = [((src, src - die), packed + step[src])
+                 for src in range(top, die, -1) if cnt[src] and not blocked[src - die]]  # spec: move.open-point
+    else:  # the first checker landing on a blot hits it
+        found = [((src, src - die), packed + step[src] + (0 if cnt[src - die] else hits[src - die]))
+                 for src in range(top, die, -1) if cnt[src] and not blocked[src - die]]  # spec: move.open-point
+    if not outside:  # spec: bearoff.all-home
+        if cnt[die]:  # spec: bearoff.exact
+            if die <= top:
+                found.append(((die, OFF), packed + _STEP[die][die]))
+        elif not any(cnt[die + 1:7]):  # spec: bearoff.higher-die: from the highest point only
+            src = die - 1
+            while src and not cnt[src]:
+                src -= 1
+            if 0 < src <= top:
+                found.append(((src, OFF), packed + _STEP[die][src]))
+    return found
+
+
+def _doubles(cnt: list[int], top: int, die: int, packed: int, facing: _Facing, moves: int) -> dict[int, Steps]:
+    """The plays of a double from ``cnt`` (highest checker on ``top``): up to
+    ``moves`` (four) steps of ``die``, sources in non-increasing order; the plays
+    of the most steps (spec: move.doubles, move.maximum-dice)."""
+    outside = sum(cnt[7:])
+    if not cnt[BAR] and outside >= moves:
+        # No entry and no bear-off possible: the steps are fixed by the board.
+        # Sources: the points holding a checker or reachable by one. Each
+        # multiset of steps is reached once, so no play repeats.
+        blocked, hits = facing.blocked, facing.hits
+        reach = [0] * 31
+        options = []
+        for src in range(top, die, -1):
+            reach[src] = cnt[src] or (reach[src + die] and not blocked[src])
+            if reach[src] and not blocked[src - die]:  # spec: move.open-point
+                options.append((len(options), src, src - die, _MINE[src - die] - _MINE[src], hits[src - die], (src, src - die)))
+        full: dict[int, Steps] = {}
+
+        tails = [options[i:] for i in range(len(options))]
+
+        def walk_free(first: int, n: int, packed: int, steps: Steps) -> None:
+            for i, src, dst, delta, hit, step in tails[first]:
+                if cnt[src]:
+                    after = packed + delta
+                    if hit and not cnt[dst]:
+                        after += hit
+                    route = steps + (step,)
+                    cnt[src] -= 1
+                    cnt[dst] += 1
+                    if n + 1 < moves:
+                        walk_free(i, n + 1, after, route)
+                    else:  # the last step, inline
+                        for _, src2, dst2, delta2, hit2, step2 in tails[i]:
+                            if cnt[src2]:
+                                if hit2 and not cnt[dst2]:
+                                    full[after + delta2 + hit2] = route + (step2,)
+                                else:
+                                    full[after + delta2] = route + (step2,)
+                    cnt[src] += 1
+                    cnt[dst] -= 1
+
+        if options:
+            walk_free(0, 1, packed, ())
+        if full:  # every step used; otherwise the search below finds the most steps
+            return full
+    found: list[dict[int, Steps]] = [{} for _ in range(moves + 1)]
+
+    def walk(top: int, n: int, packed: int, outside: int, steps: Steps) -> None:
+        for step, after in _steps(cnt, die, packed, facing, outside, top):
+            src, dst = step
+            route = steps + (step,)
+            if after not in found[n]:
+                found[n][after] = route
+            if n < moves:
+                cnt[src] -= 1
+                cnt[dst] += 1
+                walk(src, n + 1, after, outside - (src > 6 >= dst), route)
+                cnt[src] += 1
+                cnt[dst] -= 1
+
+    walk(top, 1, packed, outside, ())
+    return next((plays for plays in reversed(found) if plays), {})  # spec: move.maximum-dice
+
+
+def _two_dice(cnt: list[int], top: int, big: int, small: int, packed: int, facing: _Facing) -> dict[int, Steps]:
+    """The plays of a roll of two different dice ``big`` > ``small`` from ``cnt``
+    (highest checker on ``top``)."""
+    outside = sum(cnt[7:])
+    steps_big = _steps(cnt, big, packed, facing, outside, top)
+    steps_small = _steps(cnt, small, packed, facing, outside, top)
+    two: dict[int, Steps] = {}
+    if not cnt[BAR] and outside >= 2:
+        # independent steps: any step of one die with any step of the other ...
+        blocked, hits = facing.blocked, facing.hits
+        for step, after in steps_big:
+            src, dst = step
+            alone = cnt[src] == 1
+            hit = hits[dst]
+            after -= packed
+            for step2, after2 in steps_small:
+                if alone and step2[0] == src:
+                    continue
+                if hit and step2[1] == dst:
+                    two[after + after2 - hit] = (step, step2)  # one blot, hit once
+                else:
+                    two[after + after2] = (step, step2)
+        # ... and one checker moved by both dice, in either order
+        for steps, die in ((steps_big, small), (steps_small, big)):
+            for step, after in steps:
+                src, mid = step
+                dst = mid - die
+                if dst > 0 and not blocked[dst]:
+                    key = after + _MINE[dst] - _MINE[mid] + (0 if cnt[dst] else hits[dst])
+                    if key not in two:
+                        two[key] = (step, (mid, dst))
+    else:
+        for first, die in ((steps_big, small), (steps_small, big)):
+            for step, after in first:
+                src, dst = step
+                cnt[src] -= 1
+                cnt[dst] += 1
+                for step2, key in _steps(cnt, die, after, facing, outside - (src > 6 >= dst), top):
+                    if key not in two:
+                        two[key] = (step, step2)
+                cnt[src] += 1
+                cnt[dst] -= 1
+    return _choose(two, steps_big, steps_small)
+
+
+def _choose(two: dict[int, Steps], steps_big: list, steps_small: list) -> dict[int, Steps]:
+    """Which plays of two different dice are legal: those using both dice if any
+    (spec: move.maximum-dice); else one step of the larger die if it has one,
+    else of the smaller (spec: move.larger-die)."""
+    if two:
+        return two
+    return {after: (step,) for step, after in (steps_big or steps_small)}
+
+
+def plays(position: Position, dice: Sequence[int]) -> dict[int, Steps]:
+    """Every legal play for the side on roll, by packed resulting position.
+
+    ``dice``: two ints 1..6, in any order. Returns ``{packed: steps}``: the
+    packed position after the play (``pack(mover, opponent)``, before the turn
+    passes) mapped to one step list reaching it (``((from, to), ...)``, 25 =
+    bar, 0 = off, the mover's numbering). No legal play gives one entry, the
+    unchanged board with no steps (spec: move.pass).
+    """
+    cnt = list(position.mover)
+    opp = position.opponent
+    mine = bytes(cnt)
+    packed = int.from_bytes(mine + bytes(opp), "little")  # pack(cnt, opp)
+    top = len(mine.rstrip(b"\0")) - 1  # the mover's highest checker (bar 25, 0 when all are off)
+    d1, d2 = dice
+    if d1 == d2:
+        found = _doubles(cnt, top, d1, packed, _Facing(opp), len(dice_moves(dice)))
+    elif d1 > d2:
+        found = _two_dice(cnt, top, d1, d2, packed, _Facing(opp))
+    else:
+        found = _two_dice(cnt, top, d2, d1, packed, _Facing(opp))
+    return found or {packed: ()}  # spec: move.pass
+
+
+def to_position(position: Position, packed: int) -> Position:
+    """The position after a play of ``position`` given packed, with the turn passed."""
+    me, opp = unpack(packed)
+    # checkers were only moved, so the result is valid by construction
+    if position.on_roll == "x":
+        return Position.trusted("o", me, opp)
+    return Position.trusted("x", opp, me)
 
 
 def legal_plays(position: Position, dice: Sequence[int]) -> dict[Position, Steps]:
-    """Every legal play for the side on roll.
+    """Every legal play for the side on roll (spec: section 3, move.*, hit.*, bar.*,
+    bearoff.*).
 
     ``dice``: two ints 1..6 (order irrelevant). Returns a dict mapping each
     distinct resulting position (turn passed to the other side) to one step list
     that reaches it (``((from, to), ...)``, 25 = bar, 0 = off, the mover's
     numbering). No legal play gives one entry: the unchanged board with an empty
     step list (spec: move.pass).
-
-    The search goes die by die over each order of the dice (one order for a
-    double), keeping one entry per distinct state after each die: the mover's
-    checkers and which opposing blots have been hit (the opponent's points never
-    block more as the roll goes on). The legal plays are the states of the
-    deepest layer (spec: move.maximum-dice), and when only one die can be
-    played, those of the larger die if it can be (spec: move.larger-die).
     """
-    opp = position.opponent
-    blocked = frozenset(p for p in range(1, 25) if opp[25 - p] >= 2)
-    blots = frozenset(p for p in range(1, 25) if opp[25 - p] == 1)
-    moves = dice_moves(sorted(dice, reverse=True))  # the larger die's order is searched first
-    orders = [moves] if moves[0] == moves[-1] else [moves, moves[::-1]]
-    start = (tuple(position.mover), 0)
-    deepest: dict = {}
-    depth = 0
-    for order in orders:
-        layer = {start: ()}
-        for n, die in enumerate(order, 1):
-            following: dict = {}
-            for (me, hits), steps in layer.items():
-                for src, dst in _single_steps(me, die, blocked):
-                    board = list(me)
-                    board[src] -= 1
-                    board[dst] += 1
-                    hit = hits | (1 << dst) if dst in blots else hits
-                    following.setdefault((tuple(board), hit), steps + ((src, dst),))
-            if not following:
-                break
-            layer = following
-            if n > depth:
-                depth, deepest = n, {}
-            if n == depth:
-                if n == 1 and len(orders) == 2 and deepest and order[0] < orders[0][0]:
-                    continue  # one die only: the larger die's plays, found first, win
-                deepest.update((k, v) for k, v in layer.items() if k not in deepest)
-    if not depth:
-        return {position.passed(): ()}  # spec: move.pass
-    plays: dict[Position, Steps] = {}
-    for (me, hits), steps in deepest.items():
-        if hits:
-            board = list(opp)
-            for p in range(1, 25):
-                if hits >> p & 1:
-                    board[25 - p] = 0
-                    board[BAR] += 1
-            them = tuple(board)
-        else:
-            them = opp
-        # the turn passes to the other side; checkers were only moved, so the
-        # result is valid by construction
-        if position.on_roll == "x":
-            plays[Position.trusted("o", me, them)] = steps
-        else:
-            plays[Position.trusted("x", them, me)] = steps
-    return plays
+    return {to_position(position, packed): steps for packed, steps in plays(position, dice).items()}
 
 
 def apply_play(position: Position, steps: Iterable[Sequence[int]]) -> Position:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from conformance.model import OFF, Position
 
-from .movegen import legal_plays
+from .movegen import legal_plays, plays, to_position
 
 ROLLS_21 = tuple((a, b) for a in range(6, 0, -1) for b in range(a, 0, -1))
 ROLL_SETS = {
@@ -38,9 +38,11 @@ def perft(position: Position, depth: int, roll_set: str = "all21") -> int:
     def count(p: Position, d: int) -> int:
         if d == 0 or _finished(p):
             return 1
+        if d == 1:  # the successors are leaves: count the distinct plays
+            return sum(w * len(plays(p, r)) for r, w in rolls)
         key = (p, d)
         if key not in memo:
-            memo[key] = sum(w * sum(count(s, d - 1) for s in legal_plays(p, r)) for r, w in rolls)
+            memo[key] = sum(w * sum(count(to_position(p, s), d - 1) for s in plays(p, r)) for r, w in rolls)
         return memo[key]
 
     return count(position, depth)

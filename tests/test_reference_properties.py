@@ -106,3 +106,31 @@ def test_a_play_check_verdict_matches_the_legal_set(pos, roll, data):
         in_set = False
     assert verdict.legal == in_set
     assert verdict.legal or verdict.reason
+
+
+@SETTINGS
+@given(positions(), st.integers(1, 6), st.integers(1, 25))
+def test_the_search_steps_are_the_steps_step_error_allows(pos, die, top):
+    """``_steps`` (the search's single steps, from sources ``top`` and below) lists
+    exactly the steps ``step_error`` finds legal, each with the packed result of
+    ``do_step``."""
+    from reference_impl.movegen import _Facing, _steps, do_step, pack
+
+    me, opp = list(pos.mover), list(pos.opponent)
+    outside = sum(me[7:])
+    got = {step: after for step, after in _steps(me, die, pack(me, opp), _Facing(opp), outside, top)}
+    expected = {}
+    for src in range(min(top, 25), 0, -1):
+        if me[src] and step_error(me, opp, src, die) is None:
+            me2, opp2 = list(me), list(opp)
+            dst = do_step(me2, opp2, src, die)
+            expected[(src, dst)] = pack(me2, opp2)
+    assert got == expected
+
+
+@SETTINGS
+@given(positions())
+def test_packed_positions_round_trip(pos):
+    from reference_impl.movegen import pack, unpack
+
+    assert unpack(pack(pos.mover, pos.opponent)) == (pos.mover, pos.opponent)
