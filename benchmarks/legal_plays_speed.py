@@ -1,25 +1,35 @@
 """Legal plays per second, side by side in one run (on demand, not in tests).
 
-For each engine, all 21 rolls over a fixed set of positions, timed on the
-engine's own generator call (boards converted once, before timing; the count
-is of plays as each engine returns them). Engines: the reference, gnubg-nn
-(GNU Backgammon's C generator), bgsage (C++) and gym-backgammon (pure Python),
-the last three when installed (pip install 'bgconf[gnubg-nn,bgsage,gym-backgammon]').
-Also the whole bundled suite on the reference, and fuzz-like throughput.
+For each engine, all 21 rolls over a fixed set of positions (opening, two
+middle games, a checker on the bar against a blitz, a prime, a race, a
+bear-off), timed on the engine's own generator call: boards are converted once,
+before timing, and plays are counted as each engine returns them. The reference
+is timed twice: ``reference_impl.movegen.plays`` (resulting positions packed in
+ints, as gnubg-nn gives position keys and gym-backgammon gives move tuples) and
+``legal_plays`` (a Position object per play, what the suite compares). The
+others: gnubg-nn (GNU Backgammon's C generator), bgsage (C++) and gym-backgammon
+(pure Python), when installed (pip install 'bgconf[gnubg-nn,bgsage,gym-backgammon]').
+Rounds interleave the engines and each engine's best round is kept.
 
-    python benchmarks/legal_plays_speed.py [--repeat N]
+Then the whole bundled suite on the reference (wall time of ``bgconf run``), and
+fuzzing throughput against the reference alone.
+
+    python benchmarks/legal_plays_speed.py [--repeat N] [--fuzz N]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
+import subprocess
 import sys
 import time
 
 from conformance.model import Position, decode_position_id, decode_xgid
 from reference_impl import legal_plays
+from reference_impl.movegen import plays
 
 POSITIONS = {
     "opening": Position.start(),
@@ -35,6 +45,10 @@ ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
 
 
 def _reference():
+    return lambda pos, d1, d2: plays(pos, (d1, d2)), lambda pos: pos
+
+
+def _reference_positions():
     return lambda pos, d1, d2: legal_plays(pos, (d1, d2)), lambda pos: pos
 
 
@@ -70,58 +84,66 @@ def _gym():
     return generate, prepare
 
 
-ENGINES = {"reference": _reference, "gnubg-nn (C)": _gnubg_nn, "bgsage (C++)": _bgsage,
+ENGINES = {"reference": _reference, "reference, as Position objects": _reference_positions, "gnubg-nn (C)": _gnubg_nn, "bgsage (C++)": _bgsage,
            "gym-backgammon (Python)": _gym}
 
 
-def sweep_time(generate, prepared: dict, repeat: int) -> tuple[float, int]:
-    """Seconds per sweep of all positions x 21 rolls (best of ``repeat``), and plays."""
-    best = float("inf")
-    plays = 0
-    for _ in range(repeat):
-        n = 0
-        t0 = time.perf_counter()
-        for board in prepared.values():
-            for d1, d2 in ROLLS:
-                n += len(generate(board, d1, d2))
-        best = min(best, time.perf_counter() - t0)
-        plays = n
-    return best, plays
+def sweep(generate, prepared: dict) -> tuple[float, int]:
+    """Seconds for one sweep of all positions x 21 rolls, and the plays counted."""
+    n = 0
+    t0 = time.perf_counter()
+    for board in prepared.values():
+        for d1, d2 in ROLLS:
+            n += len(generate(board, d1, d2))
+    return time.perf_counter() - t0, n
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=20, help="rounds; each engine's best is kept (default 20)")
+    parser.add_argument("--fuzz", type=int, default=4000, help="positions per fuzzing run (default 4000)")
     args = parser.parse_args()
-    rows = []
+    engines = {}
     for name, make in ENGINES.items():
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 generate, prepare = make()
-                prepared = {k: prepare(p) for k, p in POSITIONS.items()}
+                engines[name] = (generate, {k: prepare(p) for k, p in POSITIONS.items()})
         except Exception as exc:  # not installed: say so
-            print(f"{name:<26} not available: {exc}", file=sys.stderr)
-            continue
-        with contextlib.redirect_stdout(io.StringIO()):
-            seconds, plays = sweep_time(generate, prepared, args.repeat)
-        rows.append((name, seconds, plays))
+            print(f"{name:<32} not available: {exc}", file=sys.stderr)
+    # rounds interleave the engines, so that a slow spell of a shared machine
+    # falls on all of them; each engine's best round is kept
+    best = {name: float("inf") for name in engines}
+    plays = {}
+    for _ in range(args.repeat):
+        for name, (generate, prepared) in engines.items():
+            gc.collect()
+            with contextlib.redirect_stdout(io.StringIO()):
+                seconds, plays[name] = sweep(generate, prepared)
+            best[name] = min(best[name], seconds)
+    rows = [(name, best[name], plays[name]) for name in engines]
     ref = next(s for n, s, _ in rows if n == "reference")
-    print(f"{'engine':<26} {'ms/sweep':>9} {'plays':>7} {'plays/s':>11} {'time / reference':>17}")
+    print(f"{'engine':<32} {'ms/sweep':>9} {'plays':>7} {'plays/s':>11} {'time / reference':>17}")
     for name, seconds, plays in rows:
-        print(f"{name:<26} {seconds * 1000:>9.2f} {plays:>7} {plays / seconds:>11,.0f} {seconds / ref:>17.2f}")
+        print(f"{name:<32} {seconds * 1000:>9.2f} {plays:>7} {plays / seconds:>11,.0f} {seconds / ref:>17.2f}")
     print(f"({len(POSITIONS)} positions x 21 rolls; best of {args.repeat})")
 
+    from conformance import fuzz
     from conformance.adapters.reference import ReferenceEngine
-    from conformance.cases import load_suite
-    from conformance.runner import run_cases
 
-    suite = load_suite()
+    # the whole bundled suite, as a user runs it: a fresh process, loading included
     t0 = time.perf_counter()
-    results = run_cases(ReferenceEngine(), suite.cases)
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--engine", "reference"],
+                          capture_output=True, text=True)
     dt = time.perf_counter() - t0
-    print(f"bundled suite on the reference: {len(results)} cases in {dt:.2f} s "
-          f"(loading {len(suite.files)} files not included)")
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()
+    print(f"bgconf run --engine reference: {dt:.2f} s wall, start-up and loading included ({summary})")
 
+    # fuzzing the reference against itself: generation, both answers and the comparison
+    for kind in ("legal_plays", "play_check"):
+        camp = fuzz.run_campaign(ReferenceEngine(), "reference", kind, args.fuzz, seed=1)
+        print(f"fuzz {kind} against the reference: {camp.positions} positions in "
+              f"{camp.search_seconds:.2f} s ({camp.rate:,.0f} positions/s)")
 
 if __name__ == "__main__":
     main()
