@@ -200,8 +200,15 @@ def test_an_engine_error_is_a_mismatch_with_a_case(tmp_path):
 
 
 # -- pytest --bg-fuzz ------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def _not_a_worker(monkeypatch):
+    # when this file itself runs under xdist, the inner pytest must not believe it is a worker
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PYTHONPATH", str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
 def _pytest(pytester, *args):
-    os.environ["PYTHONPATH"] = str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
 
 
