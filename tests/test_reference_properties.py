@@ -134,3 +134,25 @@ def test_packed_positions_round_trip(pos):
     from reference_impl.movegen import pack, unpack
 
     assert unpack(pack(pos.mover, pos.opponent)) == (pos.mover, pos.opponent)
+
+
+def _self_consistent(legal, pos, roll):
+    """Each play's steps, applied one by one, reach the position it is listed under."""
+    for result, steps in legal(pos, roll).items():
+        if apply_steps(pos, steps) != result:
+            return f"{pos} {roll}: {steps} reach {apply_steps(pos, steps)}, listed as {result}"
+    return None
+
+
+def test_on_every_suite_position_the_steps_reach_the_listed_positions():
+    """Deterministic companion of the properties above, over the suite's legal_plays
+    cases (both colours, both dice orders): the positions the generator computes
+    without replaying steps agree with the steps it reports."""
+    from conformance.cases import load_suite
+
+    cases = [c for c in load_suite().cases if c.kind == "legal_plays"]
+    assert cases
+    problems = [p for c in cases for pos in (c.position, c.position.swap_colours())
+                for roll in (tuple(c.dice), tuple(c.dice)[::-1])
+                if (p := _self_consistent(legal_plays, pos, roll))]
+    assert not problems, problems[:3]
