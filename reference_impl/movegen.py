@@ -1,29 +1,38 @@
-"""Legal plays: the movement rules, executable.
+"""Legal plays: the movement rules, executable (spec: sections 2 to 4 of rules.md).
 
 Representation. During a roll the mover's checkers are a list ``cnt`` of 26
 counts in the mover's numbering (0 off, 1..24 points, 25 bar); the opponent's
 checkers on the mover's point ``p`` are ``opp[25 - p]``. The opponent does not
-move during the roll, so its board is read once: which points are blocked
-(two or more checkers, spec: move.open-point) and what a hit on each blot adds
-(spec: hit.blot). A resulting position is one int, the *packed position*: one
-byte per count, the mover's 26 counts then the opponent's 26 (``pack``). A step
-adds a fixed amount to it, and two plays are the same play iff their packed
-positions are equal (spec: move.same-play), so a set of ints removes repeats.
+move during the roll, so its board is read once (``_Facing``): which points are
+blocked (two or more checkers, spec: move.open-point) and what hitting each
+blot changes (spec: hit.blot). A resulting position is one int, the *packed
+position*: one byte per count, the mover's 26 counts then the opponent's 26
+(``pack``). A step adds to it the change of the checker moved, plus the hit when
+it is the first landing on a blot; two plays are the same play iff their packed
+positions are equal (spec: move.same-play), so a dict keyed by packed positions
+keeps one entry per play.
 
-Algorithm. A double (spec: move.doubles) is searched with its moves in
-non-increasing order of their source points: every legal play can be played
-in that order (a checker reaching a point comes from a higher one, the bar is
-the highest, and moving higher checkers first never makes a bear-off from the
-highest point illegal), so each distinct play is reached without its
-permutations. Two different dice: with no checker on the bar and at least two
-outside the home board, a step of one die cannot change what the other die may
-do except by moving the same checker, so the plays are every pair (a step of
-one die, a step of the other) and one checker moved by both in either order;
-otherwise both orders are searched step by step. ``_choose`` then applies the
-rules that pick among plays (spec: move.maximum-dice, move.larger-die).
+Algorithm.
+
+- A double (spec: move.doubles): the moves are searched in non-increasing order
+  of their source points. Every legal play can be played in that order (a
+  checker reaching a point comes from a higher one, the bar is the highest, and
+  moving higher checkers first never makes a bear-off from the highest point
+  illegal), so each play is reached once, without its permutations. When no
+  checker is on the bar and at least four are outside the home board, no step
+  can enter or bear off, and the steps each point allows are fixed by the board:
+  ``_doubles`` lists them once and combines them. Otherwise each step is asked
+  of ``_steps``, which follows the bar and bear-off rules as the roll goes on.
+- Two different dice: with no checker on the bar and at least two outside the
+  home board, a step of one die cannot change what the other die may do except
+  by moving the same checker, so the plays are every pair (a step of one die, a
+  step of the other) and one checker moved by both dice in either order;
+  otherwise both orders are searched step by step. ``_choose`` then applies the
+  rules that pick among plays (spec: move.maximum-dice, move.larger-die).
 
 ``step_error`` states the single-step rules with reasons (for play checks);
-``_steps`` is its fast form for the search (the tests check the two agree).
+``_steps`` is its fast form for the search (the tests check that they agree, and
+that the packed positions agree with the steps reported).
 """
 
 from __future__ import annotations
@@ -59,7 +68,7 @@ def step_error(me: Sequence[int], opp: Sequence[int], src: int, die: int) -> str
     ``bear-off-not-allowed`` (spec: bearoff.all-home),
     ``bear-off-higher-checker`` (spec: bearoff.higher-die).
     """
-    if me[src] == 0:
+    if not 0 < src <= BAR or me[src] == 0:  # the borne-off checkers are not a source
         return "no-checker"
     if me[BAR] and src != BAR:
         return "bar-first"
@@ -92,10 +101,12 @@ _HIT = tuple(_THEIRS[BAR] - _THEIRS[25 - p] if 0 < p < 25 else 0 for p in range(
 
 
 class _Facing:
-    """What stays fixed during one roll, read from the opponent's board ``opp``:
-    ``blocked[p]`` (1 if the opponent blocks the mover's point ``p``, else 0)
-    and ``hits[p]`` (the packed change of hitting its blot on the mover's point
-    ``p``; 0 where there is no blot)."""
+    """What stays fixed during one roll, read from the opponent's board ``opp``,
+    for the mover's points ``p`` = 1..24: ``blocked[p]`` (1 if the opponent has
+    two or more checkers there, else 0) and ``hits[p]`` (the change to the packed
+    position of hitting its blot there; 0 where there is no blot). Indexes 0 and
+    25 are not points (they mirror the opponent's bar and borne-off checkers)
+    and are never read."""
 
     __slots__ = ("blocked", "hits")
 
@@ -118,18 +129,19 @@ _STEP = tuple(tuple(_MINE[max(src - die, OFF)] - _MINE[src] for src in range(26)
 
 def _steps(cnt: Sequence[int], die: int, packed: int, facing: _Facing, outside: int,
            top: int = BAR) -> list[tuple[tuple[int, int], int]]:
-    """Every legal single step of ``die`` from the state ``cnt`` (packed ``packed``,
-    ``outside`` checkers on the bar or points 7..24), from sources ``top`` and
-    below: ``[((from, to), packed after), ...]``. The fast form of ``step_error``.
+    """Every legal single step of ``die`` (1..6) from the state ``cnt`` (packed
+    ``packed``; ``outside``: the mover's checkers on the bar or points 7..24), from
+    source points ``top`` and below: ``[((from, to), packed after), ...]`` with
+    25 = bar and 0 = off. The fast form of ``step_error``.
 
-    A blot is hit by the first checker that lands on it; ``cnt[to] == 0`` tells
-    the first landing in the searches below (two steps, or sources in
-    non-increasing order)."""
+    A blot is hit by the first checker that lands on it (spec: hit.blot);
+    ``cnt[to] == 0`` tells the first landing in the searches below (two steps, or
+    sources in non-increasing order, so no checker lands on a point it left)."""
     blocked, hits = facing.blocked, facing.hits
     if cnt[BAR]:
         found = []
         dst = BAR - die  # spec: bar.entry-point
-        if top == BAR and not blocked[dst]:
+        if top == BAR and not blocked[dst]:  # spec: bar.closed-board
             found.append(((BAR, dst), packed + _MINE[dst] - _MINE[BAR] + (0 if cnt[dst] else hits[dst])))
         return found  # spec: bar.enter-first
     top = min(top, 24)
@@ -156,9 +168,11 @@ def _steps(cnt: Sequence[int], die: int, packed: int, facing: _Facing, outside: 
 def _doubles(cnt: list[int], top: int, die: int, packed: int, facing: _Facing, moves: int) -> dict[int, Steps]:
     """The plays of a double from ``cnt`` (highest checker on ``top``): up to
     ``moves`` (four) steps of ``die``, sources in non-increasing order; the plays
-    of the most steps (spec: move.doubles, move.maximum-dice)."""
+    of the most steps (spec: move.doubles, move.maximum-dice), as ``{packed:
+    steps}``, empty when no step is possible. ``cnt`` is changed during the
+    search and restored."""
     outside = sum(cnt[7:])
-    if not cnt[BAR] and outside >= moves:
+    if not cnt[BAR] and outside >= moves:  # spec: bearoff.all-home, bar.enter-first
         # No entry and no bear-off possible: the steps are fixed by the board.
         # Sources: the points holding a checker or reachable by one. Each
         # multiset of steps is reached once, so no play repeats.
@@ -177,7 +191,7 @@ def _doubles(cnt: list[int], top: int, die: int, packed: int, facing: _Facing, m
             for i, src, dst, delta, hit, step in tails[first]:
                 if cnt[src]:
                     after = packed + delta
-                    if hit and not cnt[dst]:
+                    if hit and not cnt[dst]:  # spec: hit.blot, the first landing only
                         after += hit
                     route = steps + (step,)
                     cnt[src] -= 1
@@ -209,7 +223,7 @@ def _doubles(cnt: list[int], top: int, die: int, packed: int, facing: _Facing, m
             if n < moves:
                 cnt[src] -= 1
                 cnt[dst] += 1
-                walk(src, n + 1, after, outside - (src > 6 >= dst), route)
+                walk(src, n + 1, after, outside - (src > 6 >= dst), route)  # spec: bearoff.all-home
                 cnt[src] += 1
                 cnt[dst] -= 1
 
@@ -219,12 +233,13 @@ def _doubles(cnt: list[int], top: int, die: int, packed: int, facing: _Facing, m
 
 def _two_dice(cnt: list[int], top: int, big: int, small: int, packed: int, facing: _Facing) -> dict[int, Steps]:
     """The plays of a roll of two different dice ``big`` > ``small`` from ``cnt``
-    (highest checker on ``top``)."""
+    (highest checker on ``top``), as ``{packed: steps}`` (spec: move.separate-dice).
+    ``cnt`` is changed during the search and restored."""
     outside = sum(cnt[7:])
     steps_big = _steps(cnt, big, packed, facing, outside, top)
     steps_small = _steps(cnt, small, packed, facing, outside, top)
     two: dict[int, Steps] = {}
-    if not cnt[BAR] and outside >= 2:
+    if not cnt[BAR] and outside >= 2:  # spec: bearoff.all-home, bar.enter-first
         # independent steps: any step of one die with any step of the other ...
         blocked, hits = facing.blocked, facing.hits
         for step, after in steps_big:
@@ -236,10 +251,12 @@ def _two_dice(cnt: list[int], top: int, big: int, small: int, packed: int, facin
                 if alone and step2[0] == src:
                     continue
                 if hit and step2[1] == dst:
-                    two[after + after2 - hit] = (step, step2)  # one blot, hit once
+                    two[after + after2 - hit] = (step, step2)  # spec: hit.blot: one blot, hit once
                 else:
                     two[after + after2] = (step, step2)
-        # ... and one checker moved by both dice, in either order
+        # ... and one checker moved by both dice, in either order: the point it
+        # stops on must be open, and a blot there is hit on the way
+        # (spec: move.separate-dice, hit.intermediate)
         for steps, die in ((steps_big, small), (steps_small, big)):
             for step, after in steps:
                 src, mid = step
@@ -248,13 +265,14 @@ def _two_dice(cnt: list[int], top: int, big: int, small: int, packed: int, facin
                     key = after + _MINE[dst] - _MINE[mid] + (0 if cnt[dst] else hits[dst])
                     if key not in two:
                         two[key] = (step, (mid, dst))
-    else:
+    else:  # step by step: what is left after entering, or after a checker comes home
+        # (spec: bar.after-entry, bearoff.all-home)
         for first, die in ((steps_big, small), (steps_small, big)):
             for step, after in first:
                 src, dst = step
                 cnt[src] -= 1
                 cnt[dst] += 1
-                for step2, key in _steps(cnt, die, after, facing, outside - (src > 6 >= dst), top):
+                for step2, key in _steps(cnt, die, after, facing, outside - (src > 6 >= dst), top):  # spec: bearoff.all-home
                     if key not in two:
                         two[key] = (step, step2)
                 cnt[src] += 1
@@ -278,7 +296,8 @@ def plays(position: Position, dice: Sequence[int]) -> dict[int, Steps]:
     packed position after the play (``pack(mover, opponent)``, before the turn
     passes) mapped to one step list reaching it (``((from, to), ...)``, 25 =
     bar, 0 = off, the mover's numbering). No legal play gives one entry, the
-    unchanged board with no steps (spec: move.pass).
+    unchanged board with no steps (spec: move.pass). Raises ValueError for dice
+    outside 1..6.
     """
     cnt = list(position.mover)
     opp = position.opponent
@@ -286,8 +305,10 @@ def plays(position: Position, dice: Sequence[int]) -> dict[int, Steps]:
     packed = int.from_bytes(mine + bytes(opp), "little")  # pack(cnt, opp)
     top = len(mine.rstrip(b"\0")) - 1  # the mover's highest checker (bar 25, 0 when all are off)
     d1, d2 = dice
+    if not (0 < d1 < 7 and 0 < d2 < 7):
+        raise ValueError(f"dice must be two numbers 1..6, not {dice!r}")
     if d1 == d2:
-        found = _doubles(cnt, top, d1, packed, _Facing(opp), len(dice_moves(dice)))
+        found = _doubles(cnt, top, d1, packed, _Facing(opp), len(dice_moves(dice)))  # spec: move.doubles
     elif d1 > d2:
         found = _two_dice(cnt, top, d1, d2, packed, _Facing(opp))
     else:
@@ -305,14 +326,14 @@ def to_position(position: Position, packed: int) -> Position:
 
 
 def legal_plays(position: Position, dice: Sequence[int]) -> dict[Position, Steps]:
-    """Every legal play for the side on roll (spec: section 3, move.*, hit.*, bar.*,
-    bearoff.*).
+    """Every legal play for the side on roll (spec: sections 2 to 4: move.*, hit.*,
+    bar.*, bearoff.*).
 
     ``dice``: two ints 1..6 (order irrelevant). Returns a dict mapping each
     distinct resulting position (turn passed to the other side) to one step list
     that reaches it (``((from, to), ...)``, 25 = bar, 0 = off, the mover's
     numbering). No legal play gives one entry: the unchanged board with an empty
-    step list (spec: move.pass).
+    step list (spec: move.pass). Raises ValueError for dice outside 1..6.
     """
     return {to_position(position, packed): steps for packed, steps in plays(position, dice).items()}
 
