@@ -182,7 +182,7 @@ def _doubles(cnt: list[int], top: int, die: int, packed: int, facing: _Facing, m
         for src in range(top, die, -1):
             reach[src] = cnt[src] or (reach[src + die] and not blocked[src])
             if reach[src] and not blocked[src - die]:  # spec: move.open-point
-                options.append((len(options), src, src - die, _MINE[src - die] - _MINE[src], hits[src - die], (src, src - die)))
+                options.append((len(options), src, src - die, _STEP[die][src], hits[src - die], (src, src - die)))
         full: dict[int, Steps] = {}
 
         tails = [options[i:] for i in range(len(options))]
@@ -201,10 +201,10 @@ def _doubles(cnt: list[int], top: int, die: int, packed: int, facing: _Facing, m
                     else:  # the last step, inline
                         for _, src2, dst2, delta2, hit2, step2 in tails[i]:
                             if cnt[src2]:
+                                key = after + delta2
                                 if hit2 and not cnt[dst2]:
-                                    full[after + delta2 + hit2] = route + (step2,)
-                                else:
-                                    full[after + delta2] = route + (step2,)
+                                    key += hit2
+                                full[key] = route + (step2,)
                     cnt[src] += 1
                     cnt[dst] -= 1
 
@@ -262,7 +262,7 @@ def _two_dice(cnt: list[int], top: int, big: int, small: int, packed: int, facin
                 src, mid = step
                 dst = mid - die
                 if dst > 0 and not blocked[dst]:
-                    key = after + _MINE[dst] - _MINE[mid] + (0 if cnt[dst] else hits[dst])
+                    key = after + _STEP[die][mid] + (0 if cnt[dst] else hits[dst])
                     if key not in two:
                         two[key] = (step, (mid, dst))
     else:  # step by step: what is left after entering, or after a checker comes home
