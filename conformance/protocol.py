@@ -21,12 +21,15 @@ Messages (protocol version 1)::
 from __future__ import annotations
 
 import json
+import math
 import os
-import queue
+import re
+import select
+import selectors
 import shlex
+import signal
 import subprocess
 import sys
-import threading
 import time
 from collections import deque
 from typing import IO
@@ -35,57 +38,195 @@ from . import __version__
 from .engine import Engine
 
 PROTOCOL = 1
-_MAX_RESTARTS_IN_A_ROW = 3
 
 
 class ProtocolError(RuntimeError):
     """The engine process broke the protocol or could not be started."""
 
 
+#: The longest stdout line bgconf reads from an engine (bytes); a longer one is a fault.
+MAX_LINE_BYTES = 256 * 1024 * 1024
+_CHUNK = 1 << 20
+#: The first stderr line that looks like an error is kept for crash reports (e.g. node's
+#: "Error: Cannot find module ..." sits in the middle of its output).
+_ERROR_LINE = re.compile(rb"(?i)\b(error|exception|traceback|fatal|panic|cannot|failed|not found)\b")
+_TAIL_LINES = 20
+_STDERR_LINE_BYTES = 400
+
+
+class _StderrTail:
+    """A bounded view of an engine's stderr: its first error-looking line and its last lines."""
+
+    def __init__(self) -> None:
+        self.first_error: str | None = None
+        self.tail: deque[bytes] = deque(maxlen=_TAIL_LINES)
+        self._partial = b""
+
+    def feed(self, data: bytes) -> None:
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()[-4 * _STDERR_LINE_BYTES:]
+        if self.first_error is None:
+            for line in lines:
+                if _ERROR_LINE.search(line[:4096]):
+                    self.first_error = _text(line)
+                    break
+        self.tail.extend(line[:_STDERR_LINE_BYTES] for line in lines[-_TAIL_LINES:] if line.strip())
+
+    def summary(self, last: int = 3) -> str:
+        """``first error line | ... | last lines`` (empty when the engine wrote nothing)."""
+        lines = [_text(x) for x in self.tail]
+        if self._partial.strip():
+            lines.append(_text(self._partial))
+        shown = lines[-last:]
+        if self.first_error and self.first_error not in shown:
+            shown = [self.first_error, "..."] + shown
+        return " | ".join(shown)
+
+
+def _text(raw: bytes) -> str:
+    return raw[:_STDERR_LINE_BYTES].decode("utf-8", "replace").rstrip()
+
+
 class _Process:
-    """A running engine process with a reader thread feeding a queue of stdout lines."""
+    """One engine process in its own process group (session), read without threads.
+
+    stdout and stderr are non-blocking pipes read with ``selectors`` whenever bgconf
+    waits for the engine or writes to it, so stderr is drained continuously into a
+    bounded tail, a long reply line is read in linear time, and nothing of this process
+    can ever be read as another's (each process has its own pipes, closed only after
+    the whole group is killed). POSIX only.
+    """
 
     def __init__(self, argv: list[str]):
         self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, bufsize=0)
-        self.lines: queue.Queue = queue.Queue()
-        self.stderr_tail: deque[str] = deque(maxlen=20)
-        threading.Thread(target=self._read, args=(self.popen.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._drain, daemon=True).start()
+                                      stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+        self.pgid = self.popen.pid  # start_new_session: the engine leads its own group
+        self.answered = 0
+        self.stderr = _StderrTail()
+        self._out = bytearray()
+        self._scan = 0
+        self._stdout_eof = False
+        self._selector = selectors.DefaultSelector()
+        for stream in (self.popen.stdout, self.popen.stderr):
+            os.set_blocking(stream.fileno(), False)
+            self._selector.register(stream.fileno(), selectors.EVENT_READ, stream)
+        os.set_blocking(self.popen.stdin.fileno(), False)
 
-    @staticmethod
-    def _read(stream: IO[bytes], out: queue.Queue) -> None:
-        for raw in iter(stream.readline, b""):
-            out.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        out.put(None)  # end of file
+    # -- reading ------------------------------------------------------------------------
+    def _pump(self, timeout: float | None) -> None:
+        """Read whatever the engine has written (waiting at most ``timeout`` s for it)."""
+        if not self._selector.get_map():
+            if timeout:
+                time.sleep(min(timeout, 0.05))
+            return
+        for key, _ in self._selector.select(timeout):
+            self._read(key.fd, key.data)
 
-    def _drain(self) -> None:
-        for raw in iter(self.popen.stderr.readline, b""):
-            self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip())
+    def _read(self, fd: int, stream) -> None:
+        try:
+            data = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._selector.unregister(fd)
+            if stream is self.popen.stdout:
+                self._stdout_eof = True
+            return
+        if stream is self.popen.stderr:
+            self.stderr.feed(data)
+        else:
+            self._out += data
 
-    def send(self, message: dict) -> None:
-        self.popen.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
-        self.popen.stdin.flush()
+    def _line(self) -> bytes | None:
+        at = self._out.find(b"\n", self._scan)
+        if at < 0:
+            self._scan = len(self._out)
+            if self._scan > MAX_LINE_BYTES:
+                raise ProtocolError(f"engine wrote a line longer than {MAX_LINE_BYTES // 2**20} MiB")
+            return None
+        line = bytes(self._out[:at])
+        del self._out[:at + 1]
+        self._scan = 0
+        return line
 
     def receive(self, timeout: float) -> str | None:
-        """Next stdout line; None at end of file; raises queue.Empty on timeout."""
-        return self.lines.get(timeout=timeout)
+        """The next stdout line; None at end of output; raises TimeoutError after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._line()
+            if line is not None:
+                return line.decode("utf-8", "replace").rstrip("\r")
+            if self._stdout_eof:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self._pump(left)
+
+    def pending(self) -> str | None:
+        """A complete stdout line the engine wrote without being asked, if any (no wait)."""
+        self._pump(0)
+        line = self._line()
+        return None if line is None else line.decode("utf-8", "replace").rstrip("\r")
+
+    # -- writing ------------------------------------------------------------------------
+    def send(self, message: dict, timeout: float) -> None:
+        """Write one line, reading stdout and stderr meanwhile (an engine busy writing
+        cannot block us). Raises BrokenPipeError when the engine has gone, TimeoutError."""
+        data = memoryview((json.dumps(message) + "\n").encode("utf-8"))
+        fd = self.popen.stdin.fileno()
+        deadline = time.monotonic() + timeout
+        while data:
+            try:
+                n = os.write(fd, data)
+                data = data[n:]
+                continue
+            except BlockingIOError:
+                pass
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            _r, writable, _x = select.select([], [fd], [], min(left, 0.05))
+            self._pump(0)
+
+    # -- the end ------------------------------------------------------------------------
+    def alive(self) -> bool:
+        return self.popen.poll() is None and not self._stdout_eof
 
     def why_dead(self) -> str:
+        """How the process ended (exit code or signal) and what it said on stderr."""
         try:
             code = self.popen.wait(timeout=1)
         except subprocess.TimeoutExpired:
-            return "closed its output"
-        tail = " | ".join(list(self.stderr_tail)[-3:])
-        return f"exited with code {code}" + (f"; stderr: {tail}" if tail else "")
+            code = None
+        end = time.monotonic() + 0.5
+        while self._selector.get_map() and time.monotonic() < end:  # what it wrote before dying
+            self._pump(0.05)
+        if code is None:
+            how = "closed its output"
+        elif code < 0:
+            try:
+                how = f"was killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+        else:
+            how = f"exited with code {code}"
+        said = self.stderr.summary()
+        return how + (f"; stderr: {said}" if said else "")
 
     def kill(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.kill()
+        """Kill the engine's whole process group, reap it, close the pipes."""
+        try:
+            os.killpg(self.pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        self._selector.close()
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             try:
                 stream.close()
@@ -94,37 +235,58 @@ class _Process:
 
 
 class CommandEngine(Engine):
-    """An engine in any language behind the JSON-lines protocol.
+    """An engine in any language behind the JSON-lines protocol (spec/protocol.md).
 
-    ``command``: the shell-like command line (split with shlex). ``timeout``:
-    seconds allowed per request (and for the start handshake).
+    ``command``: the shell-like command line (split with shlex). ``timeout``: seconds
+    allowed per request and for the start handshake (finite, > 0). ``max_failures``:
+    consecutive failures (crash, hang, protocol fault, exit between requests, failed
+    start) after which the engine is given up (spec: protocol "Faults"). Each failure
+    kills the engine's process group before the next process starts.
+
     Raises ProtocolError from ``describe()`` when the engine cannot be started.
+    After the run: ``restarts`` (processes started after the first), ``given_up``
+    (None or the reason), ``warnings`` (protocol slips that errored no case),
+    ``incomplete`` (the engine was given up).
     """
 
-    def __init__(self, command: str, timeout: float = 10.0):
+    def __init__(self, command: str, timeout: float = 10.0, max_failures: int = 3):
         self.argv = shlex.split(command)
         if not self.argv:
             raise ProtocolError("cmd: needs a command, e.g. cmd:./my-engine --bgconf")
         self.timeout = timeout
+        self.max_failures = max_failures
         self._proc: _Process | None = None
         self._info: dict | None = None
         self._seq = 0
+        self._answered: set[int] = set()
+        self._failures = 0
+        self._started = 0
+        self.given_up: str | None = None
+        self.warnings: list[str] = []
         self.faults: list[str] = []
-        self.incomplete = False
+
+    @property
+    def incomplete(self) -> bool:
+        return self.given_up is not None
+
+    @property
+    def restarts(self) -> int:
+        return max(self._started - 1, 0)
 
     # -- process --------------------------------------------------------------
     def _start(self) -> _Process:
         try:
             proc = _Process(self.argv)
         except OSError as exc:
-            raise ProtocolError(f"cannot start {self.argv[0]!r}: {exc}") from None
+            raise ProtocolError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+        self._started += 1
         try:
-            proc.send({"cmd": "start", "protocol": PROTOCOL, "suite": __version__})
+            proc.send({"cmd": "start", "protocol": PROTOCOL, "suite": __version__}, self.timeout)
             line = proc.receive(self.timeout)
-        except queue.Empty:
+        except TimeoutError:
             proc.kill()
             raise ProtocolError(f"no answer to start within {self.timeout:g} s") from None
-        except OSError:
+        except (OSError, ProtocolError):
             line = None
         if line is None:
             why = proc.why_dead()
@@ -139,103 +301,148 @@ class CommandEngine(Engine):
             proc.kill()
             raise ProtocolError(f"engine speaks protocol {hello.get('protocol') if isinstance(hello, dict) else '?'}"
                                 f", bgconf speaks {PROTOCOL}")
-        self._info = {**(hello.get("engine") or {}), "capabilities": hello.get("capabilities", []),
-                      "rule_options": hello.get("rule_options", {}),
-                      "position_formats": hello.get("position_formats", ["board"])}
-        self._info.setdefault("name", self.argv[0])
+        info = {**(hello.get("engine") if isinstance(hello.get("engine"), dict) else {}),
+                "capabilities": hello.get("capabilities", []),
+                "rule_options": hello.get("rule_options", {}),
+                "position_formats": hello.get("position_formats", ["board"])}
+        info.setdefault("name", self.argv[0])
+        if self._info is None:
+            self._info = info
         return proc
-
-    def _process(self) -> _Process:
-        if self._proc is None or self._proc.popen.poll() is not None:
-            if self._proc is not None:
-                self._proc.kill()
-            self._proc = self._start()
-        return self._proc
 
     def describe(self) -> dict:
         """The engine's answer to ``start``: name, version, capabilities, rule options."""
         if self._info is None:
-            self._process()
+            self._proc = self._start()
         return dict(self._info)
 
+    def _drop(self, proc: _Process | None = None) -> None:
+        proc = proc or self._proc
+        if proc is not None:
+            proc.kill()
+        if self._proc is proc:
+            self._proc = None
+
+    def _failure(self, reason: str) -> None:
+        self._failures += 1
+        if self._failures >= self.max_failures and self.given_up is None:
+            self.given_up = (f"the engine was given up after {self._failures} consecutive failures"
+                             f" (--max-restarts {self.max_failures}); the last: {reason}")
+
+    def _ready(self) -> _Process | None:
+        """A live process for the next request, or None once the engine is given up."""
+        while self.given_up is None:
+            proc = self._proc
+            if proc is not None:
+                stray = proc.pending() if proc.alive() else None
+                while stray is not None:
+                    if not self._stale(stray):
+                        self._drop(proc)
+                        self._failure(f"engine wrote a line nobody asked for: {stray[:120]!r}")
+                        self.warnings.append(f"the engine wrote a line nobody asked for: {stray[:120]!r};"
+                                             " it was restarted")
+                        break
+                    stray = proc.pending()
+                if self._proc is not None and proc.alive():
+                    if proc.answered:
+                        self._failures = 0  # it survived a whole request
+                    return proc
+                if self._proc is not None:  # found dead between requests
+                    why = proc.why_dead()
+                    self._drop(proc)
+                    self._failure(f"engine {why} between requests")
+                    self.warnings.append(f"the engine {why} between requests; it was restarted")
+                    continue
+            try:
+                self._proc = self._start()
+            except ProtocolError as exc:
+                self._failure(f"engine could not be restarted: {exc}")
+        return None
+
     def close(self) -> None:
+        """Ask the engine to stop, then kill its whole process group."""
         if self._proc is not None:
             try:
-                self._proc.send({"cmd": "stop"})
+                self._proc.send({"cmd": "stop"}, 1.0)
                 self._proc.popen.wait(timeout=2)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
+            except (OSError, ValueError, TimeoutError, subprocess.TimeoutExpired):
                 pass
-            self._proc.kill()
-            self._proc = None
+            self._drop()
 
     # -- requests ----------------------------------------------------------------
     def run(self, request: dict) -> dict:
-        return self.run_batch([request])[0]
+        """Answer one request through the process; never raises for engine faults.
+
+        A crash, a hang past the timeout (``timeout``), a line that is not a JSON object,
+        a reply to another ``seq`` or of the wrong shape answers ``errored`` and kills
+        the process; the next request gets a new one. Once the engine is given up every
+        request answers ``errored`` with that reason, unasked."""
+        proc = self._ready()
+        if proc is None:
+            return {"errored": f"not run: {self.given_up}"}
+        reply = self._exchange(proc, request)
+        if "errored" in reply and reply.get("fault") or "timeout" in reply:
+            reason = reply.get("errored") or reply.get("timeout")
+            self.faults.append(f"{request.get('case')}: {reason}")
+            self._drop(proc)
+            self._failure(reason)
+            reply.pop("fault", None)
+        else:
+            proc.answered += 1
+        return reply
 
     def run_batch(self, requests: list[dict]) -> list[dict]:
-        """Answer requests in order, one at a time through the process. A crash, a
-        hang past the timeout, a line that is not JSON or a reply to the wrong
-        ``seq`` answers that request ``errored`` (``timeout`` for a hang) and
-        restarts the process; the other requests go on."""
-        replies: list[dict] = []
-        failures_in_a_row = 0
-        for i, request in enumerate(requests):
-            if failures_in_a_row >= _MAX_RESTARTS_IN_A_ROW:
-                self.incomplete = True
-                replies.extend({"errored": "not run: the engine failed to start "
-                                           f"{_MAX_RESTARTS_IN_A_ROW} times in a row"}
-                               for _ in requests[i:])
-                break
-            try:
-                proc = self._process()
-            except ProtocolError as exc:
-                failures_in_a_row += 1
-                self.incomplete = self.incomplete or failures_in_a_row >= _MAX_RESTARTS_IN_A_ROW
-                replies.append({"errored": f"engine could not be (re)started: {exc}"})
-                continue
-            failures_in_a_row = 0
-            reply = self._exchange(proc, request)
-            if "errored" in reply or "timeout" in reply:
-                self.faults.append(f"{request.get('case')}: {reply.get('errored') or reply.get('timeout')}")
-            replies.append(reply)
-        return replies
+        """``run`` for each request, in order."""
+        return [self.run(r) for r in requests]
+
+    def _stale(self, line: str) -> bool:
+        """Whether ``line`` repeats a reply to a request already answered (then it is
+        ignored, with a warning)."""
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            return False
+        if isinstance(reply, dict) and isinstance(reply.get("seq"), int) and reply["seq"] in self._answered:
+            self.warnings.append(f"the engine answered seq {reply['seq']} more than once; the later reply"
+                                 " was ignored")
+            return True
+        return False
 
     def _exchange(self, proc: _Process, request: dict) -> dict:
         self._seq += 1
         seq = self._seq
-        try:
-            proc.send({"cmd": "run", "seq": seq, **request})
-        except (OSError, ValueError):
-            return self._fault(proc, f"engine crashed: {proc.why_dead()}")
         deadline = time.monotonic() + self.timeout
+
+        def fault(message: str) -> dict:
+            return {"errored": message + " (the engine was restarted)", "fault": True}
+
         try:
-            line = proc.receive(max(deadline - time.monotonic(), 0.001))
-        except queue.Empty:
-            self._restart(proc)
+            proc.send({"cmd": "run", "seq": seq, **request}, self.timeout)
+            while True:
+                line = proc.receive(max(deadline - time.monotonic(), 0.0))
+                if line is None:
+                    return fault(f"engine crashed: {proc.why_dead()}")
+                if not self._stale(line):
+                    break
+        except TimeoutError:
             return {"timeout": f"no answer within {self.timeout:g} s; the engine was restarted"}
-        if line is None:
-            return self._fault(proc, f"engine crashed: {proc.why_dead()}")
+        except OSError:
+            return fault(f"engine crashed: {proc.why_dead()}")
+        except ProtocolError as exc:
+            return fault(str(exc))
         try:
             reply = json.loads(line)
         except ValueError:
-            return self._fault(proc, f"engine wrote a line that is not JSON: {line[:160]!r}")
+            return fault(f"engine wrote a line that is not JSON: {line[:160]!r}")
         if not isinstance(reply, dict):
-            return self._fault(proc, f"engine wrote {line[:160]!r}, not a JSON object")
+            return fault(f"engine wrote {line[:160]!r}, not a JSON object")
         if reply.get("seq") != seq:
-            return self._fault(proc, f"engine answered seq {reply.get('seq')!r} to request seq {seq}")
+            return fault(f"engine answered seq {reply.get('seq')!r} to request seq {seq}")
+        self._answered.add(seq)
         kinds = [k for k in ("result", "unsupported", "errored") if k in reply]
         if len(kinds) != 1:
-            return self._fault(proc, f"a reply has exactly one of result, unsupported, errored: {line[:160]!r}")
+            return fault(f"a reply has exactly one of result, unsupported, errored: {line[:160]!r}")
         return {kinds[0]: reply[kinds[0]]}
-
-    def _restart(self, proc: _Process) -> None:
-        proc.kill()
-        if self._proc is proc:
-            self._proc = None
-
-    def _fault(self, proc: _Process, message: str) -> dict:
-        self._restart(proc)
-        return {"errored": message + " (the engine was restarted)"}
 
 
 def serve(engine: Engine, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> int:
@@ -256,10 +463,15 @@ def serve(engine: Engine, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdo
             continue
         cmd = message.get("cmd") if isinstance(message, dict) else None
         if cmd == "start":
-            info = engine.describe()
+            try:
+                info = engine.describe()
+            except Exception as exc:  # e.g. the engine's package is not installed
+                print(f"bgconf serve: the engine could not start: {str(exc).strip() or type(exc).__name__}",
+                      file=sys.stderr)
+                return 4
             if not isinstance(info, dict):
                 print(f"bgconf serve: the engine's describe() returned {info!r}, not a dict", file=sys.stderr)
-                return 1
+                return 4
             send({"protocol": PROTOCOL,
                   "engine": {k: v for k, v in info.items()
                              if k not in ("capabilities", "rule_options", "position_formats")},
@@ -284,8 +496,20 @@ def serve_command(name: str) -> str:
     return f"cmd:{shlex.quote(sys.executable)} -m conformance.cli serve {shlex.quote(name)}"
 
 
-def _env_timeout() -> float:
+def env_timeout() -> float:
+    """BGCONF_TIMEOUT (seconds per request), default 10; a value that is not a finite
+    positive number falls back to the default."""
     try:
-        return float(os.environ.get("BGCONF_TIMEOUT", "10"))
+        value = float(os.environ.get("BGCONF_TIMEOUT", "10"))
     except ValueError:
         return 10.0
+    return value if math.isfinite(value) and value > 0 else 10.0
+
+
+def env_max_restarts() -> int:
+    """BGCONF_MAX_RESTARTS (consecutive failures before an engine is given up), default 3."""
+    try:
+        value = int(os.environ.get("BGCONF_MAX_RESTARTS", "3"))
+    except ValueError:
+        return 3
+    return value if value >= 1 else 3

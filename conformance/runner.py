@@ -47,10 +47,15 @@ def unsupported_reason(case: Case, info: dict) -> str | None:
 
 
 def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
-              progress: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+              progress: Callable[[CaseResult], None] | None = None,
+              strict_sets: bool = False) -> list[CaseResult]:
     """Run ``cases`` on ``engine``; return one CaseResult per case, in order.
 
-    ``progress`` is called after each result. Never raises for engine faults.
+    ``progress`` is called after each result, as soon as it is known: requests go one
+    at a time, except to engines that set ``BATCHES`` (one process answers a whole
+    batch of ``batch_size`` at once), so an interruption loses no answered case.
+    ``strict_sets``: a legal_plays reply listing a play twice fails (spec: protocol,
+    duplicates). Never raises for engine faults; KeyboardInterrupt propagates.
     """
     info = engine.describe()
     cases = list(cases)
@@ -64,18 +69,20 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
                 progress(results[i])
         else:
             todo.append(i)
-    for start in range(0, len(todo), batch_size):
-        chunk = todo[start:start + batch_size]
+    size = batch_size if getattr(engine, "BATCHES", False) else 1
+    for start in range(0, len(todo), size):
+        chunk = todo[start:start + size]
         t0 = time.perf_counter()
         try:
             replies = engine.run_batch([cases[i].request() for i in chunk])
         except Exception as exc:  # the adapter itself failed: every case of the batch errored
             replies = [{"errored": f"engine failed: {type(exc).__name__}: {exc}"}] * len(chunk)
-        if len(replies) != len(chunk):
-            replies = [{"errored": f"engine answered {len(replies)} of {len(chunk)} requests"}] * len(chunk)
+        if not isinstance(replies, list) or len(replies) != len(chunk):
+            got = len(replies) if isinstance(replies, list) else type(replies).__name__
+            replies = [{"errored": f"engine answered {got} of {len(chunk)} requests"}] * len(chunk)
         share = (time.perf_counter() - t0) * 1000 / max(len(chunk), 1)
         for i, reply in zip(chunk, replies):
-            results[i] = CaseResult(cases[i], compare(cases[i], reply), share)
+            results[i] = CaseResult(cases[i], compare(cases[i], reply, strict_sets=strict_sets), share)
             if progress:
                 progress(results[i])
     return [results[i] for i in range(len(cases))]

@@ -109,7 +109,8 @@ def test_a_run_cut_short_says_incomplete(tmp_path):
     proc = bgconf("run", "--engine", engine, "--cases", str(path), "--report", str(report))
     assert proc.returncode == 1
     lines = [json.loads(x) for x in report.read_text().splitlines()]
-    assert lines[-1]["incomplete"] is True and "(incomplete)" in proc.stdout
+    assert lines[-1]["incomplete"] is True and "(incomplete: the engine was given up" in proc.stdout
     statuses = [x["status"] for x in lines if x.get("type") == "case"]
     assert statuses == ["errored"] * 4
-    assert "could not be (re)started" in lines[-2]["message"]
+    assert "given up after 3 consecutive failures" in lines[-2]["message"]
+    assert "could not be restarted: engine exited with code 5" in lines[-2]["message"]

@@ -206,6 +206,9 @@ class GnubgEngine:
     block to end the process.
     """
 
+    #: the runner sends whole batches (one gnubg script answers many requests)
+    BATCHES = True
+
     name = "gnubg"
 
     def __init__(self, program: str | None = None, timeout: float = 30.0) -> None:
