@@ -96,20 +96,30 @@ THIRD_PARTY: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _isolated(module: str) -> Callable[[], Engine]:
-    def make() -> Engine:
-        from .protocol import CommandEngine, _env_timeout, serve_command
+def _isolated(name: str, module: str, distribution: str) -> Callable[..., Engine]:
+    def make(**options) -> Engine:
+        if installed_version(distribution) is None:
+            from .adapters import EngineUnavailable
 
-        return CommandEngine(serve_command(f"python:{module}:Adapter")[len("cmd:"):], timeout=_env_timeout())
+            raise EngineUnavailable(f"{distribution} is not installed: pip install 'bgconf[{name}]'")
+        from .protocol import serve_command
+
+        return _command_engine(serve_command(f"python:{module}:Adapter")[len("cmd:"):], **options)
 
     return make
 
 
-BUILTIN: dict[str, tuple[Callable[[], Engine], str]] = {
+def _command_engine(command: str, timeout: float | None = None, max_restarts: int | None = None) -> Engine:
+    from .protocol import CommandEngine, env_max_restarts, env_timeout
+
+    return CommandEngine(command, timeout=timeout or env_timeout(), max_failures=max_restarts or env_max_restarts())
+
+
+BUILTIN: dict[str, tuple[Callable[..., Engine], str]] = {
     "reference": (_reference, "the reference engine (reference_impl), in-process"),
     "gnubg": (_gnubg, "GNU Backgammon, the gnubg program driven headless (apt-get install gnubg)"),
-    **{name: (_isolated(module), f"{what}, isolated in a child process (pip install 'bgconf[{name}]')")
-       for name, (module, _dist, what) in THIRD_PARTY.items()},
+    **{name: (_isolated(name, module, dist), f"{what}, isolated in a child process (pip install 'bgconf[{name}]')")
+       for name, (module, dist, what) in THIRD_PARTY.items()},
 }
 
 
@@ -125,6 +135,11 @@ class EngineNotFound(LookupError):
     """No engine of that name (message lists the known ones)."""
 
 
+class BadEngineName(ValueError):
+    """An engine name that is malformed (``cmd:`` with no command, ``python:`` with no
+    factory): a usage error."""
+
+
 class EngineStartError(RuntimeError):
     """The engine exists but could not start or describe itself."""
 
@@ -135,17 +150,27 @@ CAPABILITY_UNSUPPORTED = "engine does not declare capability"
 OPTION_UNSUPPORTED = "engine does not support rule option"
 
 
-def start_engine(name: str) -> tuple[Engine, dict]:
-    """``get_engine(name)`` and its ``describe()``, checked.
+def start_engine(name: str, *, timeout: float | None = None, max_restarts: int | None = None
+                 ) -> tuple[Engine, dict]:
+    """``get_engine(name, ...)`` and its ``describe()``, checked: every command that runs an
+    engine starts it here, so an unknown name, an engine that is not installed and one
+    that cannot start read the same everywhere.
 
-    Raises EngineNotFound (a usage error) or EngineStartError (with the reason).
+    Raises BadEngineName (a malformed name: exit 2), EngineNotFound (no such engine) or
+    EngineStartError (not installed, or could not start), each with a one-line message
+    (``cliutil.open_engine`` maps the last two to exit 4).
     """
-    engine = get_engine(name)  # EngineNotFound propagates
+    try:
+        engine = get_engine(name, timeout=timeout, max_restarts=max_restarts)
+    except (EngineNotFound, BadEngineName):
+        raise
+    except Exception as exc:  # not installed, a factory that fails, a bad cmd: line
+        raise EngineStartError(f"engine {name!r} could not start: {_one_line(exc)}") from None
     try:
         info = engine.describe()
     except Exception as exc:
         engine.close()
-        raise EngineStartError(f"engine {name!r} could not start: {exc}") from None
+        raise EngineStartError(f"engine {name!r} could not start: {_one_line(exc)}") from None
     if not isinstance(info, dict):
         engine.close()
         raise EngineStartError(f"engine {name!r}: describe() returned {info!r}, not a dict")
@@ -157,7 +182,47 @@ def entry_point_engines() -> dict[str, metadata.EntryPoint]:
     return {ep.name: ep for ep in metadata.entry_points(group="bgconf.engines")}
 
 
-def get_engine(name: str, isolated: bool = True) -> Engine:
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " | ".join(x.strip() for x in text.splitlines() if x.strip())
+
+
+class _Wrapped(Engine):
+    """A Python engine that does not subclass Engine: any object with ``describe()`` and
+    one method per kind it answers (``legal_plays``, ``play_check``, ...)."""
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def describe(self) -> dict:
+        return self._obj.describe()
+
+    def __getattr__(self, kind: str):
+        if kind.startswith("_"):
+            raise AttributeError(kind)
+        return getattr(self._obj, kind)
+
+    def close(self) -> None:
+        close = getattr(self._obj, "close", None)
+        if callable(close):
+            close()
+
+
+def as_engine(obj, name: str) -> Engine:
+    """``obj`` as an Engine: itself when it subclasses Engine, else wrapped (it needs a
+    callable ``describe()``). Raises EngineStartError naming what is missing."""
+    if isinstance(obj, Engine):
+        return obj
+    if not callable(getattr(obj, "describe", None)):
+        raise EngineStartError(
+            f"engine {name!r}: the factory returned {type(obj).__name__!r}, which has no describe() method;"
+            " a Python engine is an object with describe() and one method per kind it answers"
+            " (legal_plays, play_check, ...)")
+    return _Wrapped(obj)
+
+
+def get_engine(name: str, isolated: bool = True, *, timeout: float | None = None,
+               max_restarts: int | None = None) -> Engine:
     """Make the engine called ``name``: a built-in (``reference``, ``gnubg``),
     ``cmd:COMMAND`` (a program speaking the JSON-lines protocol of spec/protocol.md;
     per-request timeout BGCONF_TIMEOUT seconds, default 10),
@@ -165,33 +230,39 @@ def get_engine(name: str, isolated: bool = True) -> Engine:
     Python engines other than the built-ins run in a child process behind the
     protocol unless ``isolated`` is False (as ``bgconf serve`` asks).
 
-    Raises EngineNotFound, or the engine's own error if it cannot start
-    (e.g. ``conformance.adapters.EngineUnavailable``).
+    ``timeout`` (s per request) and ``max_restarts`` (consecutive failures before the
+    engine is given up) apply to engines behind the protocol.
+
+    Raises EngineNotFound, BadEngineName, or the engine's own error if it cannot start
+    (e.g. ``conformance.adapters.EngineUnavailable``, ``protocol.ProtocolError``).
     """
+    options = {"timeout": timeout, "max_restarts": max_restarts}
+    if name in THIRD_PARTY:
+        return BUILTIN[name][0](**options)
     if name in BUILTIN:
         return BUILTIN[name][0]()
     if name.startswith("cmd:"):
-        from .protocol import CommandEngine, _env_timeout
-
-        return CommandEngine(name[len("cmd:"):], timeout=_env_timeout())
+        if not name[len("cmd:"):].strip():
+            raise BadEngineName("cmd: needs a command after the colon, e.g. --engine \"cmd:./my-engine --bgconf\"")
+        return _command_engine(name[len("cmd:"):], **options)
     eps = entry_point_engines()
     if name.startswith("python:") or name in eps:
         if name.startswith("python:") and not name[len("python:"):].partition(":")[2]:
-            raise EngineNotFound(f"{name!r}: write python:package.module:factory")
+            raise BadEngineName(f"{name!r}: write python:package.module:factory")
         if isolated:
             # a Python engine runs in its own child process behind the protocol, so a
             # hang (timeout), a crash or an exit inside it cannot take the run down
-            from .protocol import CommandEngine, _env_timeout, serve_command
+            from .protocol import serve_command
 
-            return CommandEngine(serve_command(name)[len("cmd:"):], timeout=_env_timeout())
+            return _command_engine(serve_command(name)[len("cmd:"):], **options)
         if name in eps:
-            return eps[name].load()()
+            return as_engine(eps[name].load()(), name)
         module_name, _, attr = name[len("python:"):].partition(":")
         try:
             module = importlib.import_module(module_name)
             factory = getattr(module, attr)
         except (ImportError, AttributeError) as exc:
             raise EngineNotFound(f"{name!r}: {exc}") from None
-        return factory()
+        return as_engine(factory(), name)
     known = sorted(BUILTIN) + sorted(eps)
     raise EngineNotFound(f"unknown engine {name!r}; known: {', '.join(known)}, or python:module:factory")
