@@ -4,35 +4,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from . import __version__, resources
-from .cases import Case, load_suite
+from .cases import USER_SUFFIX, Case, load_suite
 from .diagram import board_diagram
-from .engine import BUILTIN, EngineNotFound, EngineStartError, entry_point_engines, get_engine, start_engine
+from .engine import BUILTIN, EngineNotFound, entry_point_engines, get_engine
 from .report import case_line, failure_text, footer, header, section_table, summary_line
 from .runner import run_cases, select
+from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, EXIT_OK, EXIT_USAGE,
+                      CommandExit, add_engine_options, check_outputs, count, err, interruptible, open_engine,
+                      positive_int, signal_name, write_text)
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
-EXIT_CODES = """exit codes:
-  0  every selected case passed or was unsupported (validate: every file is valid)
-  1  at least one case failed, errored or timed out, or an expectations file is
-     out of date (xpass, stale id); this wins over 3
-  2  bad command line (unknown option, unknown case id, a selection with no case)
-  3  a case file has errors (each is printed as file:line: case id: message);
-     the cases that did load were still run
-  4  the engine could not be started (for example gnubg is not installed)
-"""
 ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz"]
+#: the renderings of a run: option -> file suffix of certify's outputs
+RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
 
-
-def _err(msg: str) -> None:
-    print(f"bgconf: {msg}", file=sys.stderr)
+_err = err
+_Stop = CommandExit
 
 
 def _load(paths):
@@ -42,17 +36,57 @@ def _load(paths):
     return suite
 
 
-class _Stop(Exception):
-    def __init__(self, code: int):
-        self.code = code
+def _check_anchors(spec: list[str] | None) -> None:
+    """Every --spec value names a clause of spec/rules.md or a section; else exit 2."""
+    if not spec:
+        return
+    clauses = resources.spec_clauses()
+    sections = sorted({a.split(".", 1)[0] for a in clauses})
+    for s in spec:
+        if s not in clauses and s not in sections:
+            _err(f"--spec {s}: no such spec anchor or section; sections: {', '.join(sections)}"
+                 " (anchors: bgconf list shows them per case)")
+            raise _Stop(EXIT_USAGE)
 
 
-def _execute(args):
-    """Load, select, run, apply expectations. Returns (info, suite, results, lines, stale)."""
-    from .expectations import ExpectationsError, apply, load
-    from .profiles import in_profile
-
+def _suite_for(args):
+    """The loaded suite, or exit: 2 when no case file was found, 3 when none loaded."""
     suite = _load(args.cases)
+    if not suite.files:
+        _err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")
+        raise _Stop(EXIT_USAGE)
+    if not suite.cases:
+        _err("no case could be loaded (the errors are above)" if suite.errors
+             else f"no case in {', '.join(args.cases or ['the bundled suite'])}")
+        raise _Stop(EXIT_BAD_CASES if suite.errors else EXIT_USAGE)
+    return suite
+
+
+class RunRecord:
+    """What one run of cases produced: the engine's description, the suite, the results,
+    the report lines (header, cases, footer), stale expectations, and the interruption
+    (None, "SIGINT" or "SIGTERM")."""
+
+    def __init__(self, info, suite, results, lines, stale, interrupted):
+        self.info, self.suite, self.results, self.lines = info, suite, results, lines
+        self.stale, self.interrupted = stale, interrupted
+
+    @property
+    def footer(self) -> dict:
+        return self.lines[-1]
+
+
+def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> RunRecord:
+    """Check the outputs, load, select, start the engine, run (the report written case by
+    case), apply expectations. SIGINT/SIGTERM stop the run with what was answered.
+    Raises CommandExit for every reason the run cannot start."""
+    from .expectations import ExpectationsError, apply_one, load, stale
+    from .profiles import in_profile
+    from .report import ReportWriter, selection
+
+    check_outputs(outputs, directories)
+    _check_anchors(args.spec)
+    suite = _suite_for(args)
     chosen = select(suite.cases, args.case, args.tag, args.spec)
     if args.case:
         unknown = set(args.case) - {c.id for c in suite.cases}
@@ -61,7 +95,7 @@ def _execute(args):
             raise _Stop(EXIT_USAGE)
     if args.profile:
         chosen = [c for c in chosen if in_profile(c, args.profile)]
-    if not chosen and suite.cases:
+    if not chosen:
         _err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
              f" anchors and tags; tags: {', '.join(sorted(resources.registered_tags()))}")
         raise _Stop(EXIT_USAGE)
@@ -72,16 +106,7 @@ def _execute(args):
         except ExpectationsError as exc:
             _err(str(exc))
             raise _Stop(EXIT_USAGE) from None
-    if getattr(args, "timeout", None):
-        os.environ["BGCONF_TIMEOUT"] = str(args.timeout)
-    try:
-        engine, info = start_engine(args.engine)
-    except EngineNotFound as exc:
-        _err(str(exc))
-        raise _Stop(EXIT_USAGE) from None
-    except EngineStartError as exc:
-        _err(str(exc))
-        raise _Stop(EXIT_NO_ENGINE) from None
+    engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
     from .cases import CAPABILITIES
 
     odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
@@ -92,47 +117,80 @@ def _execute(args):
         from .scenarios import variants
 
         chosen = chosen + [v for c in chosen for v in variants(c, info)]
-    t0 = time.perf_counter()
-    results: list = []
-    incomplete = False
     try:
-        results = run_cases(engine, chosen, progress=results.append)
-    except KeyboardInterrupt:  # keep what was answered; the report says the run was cut short
-        incomplete = True
-    finally:
+        writer = ReportWriter(outputs.get("--report"))
+    except OSError as exc:
         engine.close()
-    incomplete = incomplete or bool(getattr(engine, "incomplete", False))
+        _err(f"--report {outputs.get('--report')}: cannot write there: {exc.strerror or exc}")
+        raise _Stop(EXIT_USAGE) from None
+    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, getattr(args, "scenarios", False))
+    results: list = []
+
+    def answered(result) -> None:
+        if expectations is not None:
+            apply_one(result, expectations)
+        results.append(result)
+        writer.write(case_line(result, args.engine))
+
+    t0 = time.perf_counter()
+    interrupted = None
+    try:
+        with interruptible():
+            writer.write(header(info, suite.content_hash, sys.argv[1:], picked))
+            try:
+                run_cases(engine, chosen, progress=answered, strict_sets=getattr(args, "strict_sets", False))
+            finally:
+                engine.close()
+    except KeyboardInterrupt as exc:  # keep what was answered; the footer says why it stopped
+        interrupted = signal_name(exc)
+        engine.close()
     wall = time.perf_counter() - t0
-    stale = apply(results, expectations, {c.id for c in suite.cases}) if expectations else []
-    lines = ([header(info, suite.content_hash, sys.argv[1:])]
-             + [case_line(r, args.engine) for r in results] + [footer(results, wall, incomplete)])
-    return info, suite, results, lines, stale
+    warnings = list(getattr(engine, "warnings", []))
+    writer.write(footer(results, wall, selected=len(chosen), interrupted=interrupted or False,
+                        restarts=getattr(engine, "restarts", 0), given_up=getattr(engine, "given_up", None),
+                        warnings=warnings))
+    writer.close()
+    for w in warnings:
+        _err(f"warning: {w}")
+    gone = stale(expectations, {c.id for c in suite.cases}) if expectations else []
+    return RunRecord(info, suite, results, writer.lines, gone, interrupted)
 
 
-def _write_outputs(args, lines) -> None:
+def _write_outputs(args, lines, outputs: dict[str, str | None]) -> None:
+    """The renderings other than the report (already written case by case)."""
     from . import render
 
     profile = args.profile or "complete"
-    outputs = {
-        "report": lambda: "".join(json.dumps(x) + "\n" for x in lines),
-        "junit": lambda: render.junit_xml(lines),
-        "markdown": lambda: render.markdown(lines, profile),
-        "html": lambda: render.html_certificate(lines, profile),
-        "badge": lambda: json.dumps(render.badge(lines, profile), indent=2) + "\n",
+    makers = {
+        "--junit": lambda: render.junit_xml(lines),
+        "--markdown": lambda: render.markdown(lines, profile),
+        "--html": lambda: render.html_certificate(lines, profile),
+        "--badge": lambda: json.dumps(render.badge(lines, profile), indent=2) + "\n",
     }
-    for name, make in outputs.items():
-        target = getattr(args, name, None)
-        if target:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-            Path(target).write_text(make(), encoding="utf-8")
+    for option, make in makers.items():
+        if outputs.get(option):
+            write_text(option, outputs[option], make())
+
+
+def _finish(record: RunRecord, code: int) -> int:
+    """The exit code: 130/143 when interrupted, else ``code``."""
+    from .cliutil import EXIT_SIGNAL
+
+    if record.interrupted:
+        _err(f"interrupted by {record.interrupted}: {len(record.results)} of {record.footer['selected']}"
+             " cases answered; the report keeps them and says interrupted")
+        return EXIT_SIGNAL[record.interrupted]
+    return code
 
 
 def cmd_run(args) -> int:
+    outputs = {f"--{k}": getattr(args, k, None) for k in RENDERINGS}
     try:
-        info, suite, results, lines, stale = _execute(args)
+        record = _execute(args, outputs)
     except _Stop as stop:
         return stop.code
-    _write_outputs(args, lines)
+    results, lines, info = record.results, record.lines, record.info
+    _write_outputs(args, lines, outputs)
     bad = [r for r in results if r.status in ("fail", "errored", "timeout", "xpass")]
     for r in bad[: args.max_failures]:
         print(failure_text(r, args.engine))
@@ -143,36 +201,119 @@ def cmd_run(args) -> int:
         for r in results:
             if r.status in ("unsupported", "xfail"):
                 print(f"{r.status.upper()} {r.case.nodeid}: {r.outcome.message}")
-    for message in stale:
+    doubled = [r for r in results if r.outcome.duplicates and r.status == "pass"]
+    if doubled:
+        print(f"warning: {len(doubled)} passing case(s) listed a play more than once"
+              f" ({', '.join(r.case.name for r in doubled[:10])}{', ...' if len(doubled) > 10 else ''});"
+              " --strict-sets makes them fail")
+    for message in record.stale:
         print(f"error: {message}", file=sys.stderr)
-    incomplete = lines[-1]["incomplete"]
+    foot = record.footer
     print(f"engine: {info.get('name')} {info.get('version', '')}".rstrip())
     print(section_table(results))
-    print(summary_line(results, lines[-1]["wall_s"]) + (" (incomplete)" if incomplete else ""))
-    if bad or incomplete or stale:
-        return EXIT_FAILED
-    return EXIT_BAD_CASES if suite.errors else EXIT_OK
+    why = ""
+    if foot["given_up"]:
+        why = f" (incomplete: {foot['given_up']})"
+    elif foot["incomplete"]:
+        why = " (incomplete)"
+    print(summary_line(results, foot["wall_s"]) + why)
+    if bad or foot["incomplete"] or record.stale:
+        return _finish(record, EXIT_FAILED)
+    return _finish(record, EXIT_BAD_CASES if record.suite.errors else EXIT_OK)
+
+
+def _narrowed(args) -> list[str]:
+    """The options that narrow a run below a whole profile of the bundled suite."""
+    return [f"--{name}" for name in ("case", "tag", "spec", "cases") if getattr(args, name, None)]
 
 
 def cmd_certify(args) -> int:
     from . import render
 
+    if args.verify:
+        return verify_certificate(args.verify)
+    if not args.engine or not args.profile:
+        _err("certify needs --engine and --profile (or --verify CERT.jsonl)")
+        return EXIT_USAGE
+    narrowing = _narrowed(args)
+    if narrowing:
+        _err(f"a certificate covers a whole profile of the bundled suite; {', '.join(narrowing)} would certify"
+             " a subset. Run the subset with bgconf run (--report, --html: marked partial, not a certificate)")
+        return EXIT_USAGE
     out = Path(args.out)
     name = f"{args.engine.replace(':', '_').replace('/', '_').replace(' ', '_')}-{args.profile}"
-    for kind, suffix in (("report", "jsonl"), ("junit", "junit.xml"), ("markdown", "md"),
-                         ("html", "html"), ("badge", "badge.json")):
-        setattr(args, kind, str(out / f"{name}.{suffix}"))
+    outputs = {f"--{kind}": str(out / f"{name}.{suffix}") for kind, suffix in RENDERINGS.items()}
     try:
-        _info, _suite, _results, lines, stale = _execute(args)
+        check_outputs({"--out": args.out}, directories=("--out",))
+        record = _execute(args, outputs)
     except _Stop as stop:
         return stop.code
-    _write_outputs(args, lines)
-    v = render.verdict(lines, args.profile)
-    for message in stale:
+    _write_outputs(args, record.lines, outputs)
+    v = render.verdict(record.lines, args.profile)
+    for message in record.stale:
         print(f"error: {message}", file=sys.stderr)
-    print(render.markdown(lines, args.profile), end="")
-    print(f"certificate: {args.html}")
-    return EXIT_OK if v["certified"] and not stale else EXIT_FAILED
+    print(render.markdown(record.lines, args.profile), end="")
+    print(f"certificate: {outputs['--html']}")
+    return _finish(record, EXIT_OK if v["certified"] and not record.stale else EXIT_FAILED)
+
+
+def verify_certificate(path: str) -> int:
+    """Re-check a certificate's report against the bundled suite: same suite version and
+    content hash, a full selection, every case of the profile present once and judged,
+    a complete run, and the verdict. Exit 0 when it holds, 1 when it does not, 2 when
+    the file cannot be read."""
+    from . import render
+    from .profiles import in_profile
+
+    try:
+        lines = render.read_jsonl(path)
+    except (OSError, ValueError) as exc:
+        _err(f"--verify {path}: cannot read the report: {exc}")
+        return EXIT_USAGE
+    head, cases, foot = render._parts(lines)
+    problems = []
+    if not head:
+        _err(f"--verify {path}: no header line: not a bgconf report")
+        return EXIT_USAGE
+    picked = head.get("selection") or {}
+    profile = picked.get("profile") or "complete"
+    suite = load_suite()
+    if head.get("suite_version") != __version__:
+        problems.append(f"suite version {head.get('suite_version')!r}, this bgconf has {__version__}")
+    if head.get("content_hash") != suite.content_hash:
+        problems.append("the suite's content hash differs from this bgconf's bundled suite: the cases were not"
+                        " the released ones")
+    if not picked.get("full"):
+        problems.append(f"the run was narrowed ({render.narrowing(picked) or 'selection not recorded'})")
+    want = {c.id for c in suite.cases if in_profile(c, profile)}
+    seen = Counter(c["id"] for c in cases if not c.get("scenario"))
+    missing = sorted(want - set(seen))
+    if missing:
+        problems.append(f"{len(missing)} case(s) of profile {profile} are not in the report"
+                        f" ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''})")
+    twice = sorted(cid for cid, n in seen.items() if n > 1)
+    if twice:
+        problems.append(f"case(s) reported more than once: {', '.join(twice[:5])}")
+    extra = sorted(set(seen) - want)
+    if extra:
+        problems.append(f"case(s) not in profile {profile}: {', '.join(extra[:5])}")
+    if not foot:
+        problems.append("no footer: the run did not finish")
+    elif foot.get("incomplete"):
+        problems.append("the run is incomplete" + (f" ({foot.get('given_up')})" if foot.get("given_up") else ""))
+    v = render.verdict(lines, profile)
+    engine = head.get("engine", {})
+    who = f"{engine.get('name', '?')} {engine.get('version', '')}".strip()
+    if not problems and not v["certified"]:
+        problems.append(f"the verdict is not certified: {v['why']}")
+    if problems:
+        print(f"NOT VERIFIED {path}: {who}, profile {profile}")
+        for p in problems:
+            print(f"  - {p}")
+        return EXIT_FAILED
+    print(f"verified {path}: {who} is certified for profile {profile} on all {len(want)} cases of suite"
+          f" {__version__} (content hash {suite.content_hash[:12]}); {v['why']}")
+    return EXIT_OK
 
 
 def cmd_expectations(args) -> int:
@@ -226,8 +367,16 @@ def _n(count: int, word: str) -> str:
 
 
 def cmd_list(args) -> int:
-    suite = _load(args.cases)
-    for c in select(suite.cases, None, args.tag, args.spec):
+    try:
+        _check_anchors(args.spec)
+        suite = _suite_for(args)
+    except _Stop as stop:
+        return stop.code
+    chosen = select(suite.cases, None, args.tag, args.spec)
+    if not chosen:
+        _err("no case matches --tag/--spec; tags: " + ", ".join(sorted(resources.registered_tags())))
+        return EXIT_USAGE
+    for c in chosen:
         print(f"{c.id}  {c.kind:<12} {','.join(c.spec):<36} {c.title}")
     return EXIT_BAD_CASES if suite.errors else EXIT_OK
 
@@ -362,18 +511,33 @@ def cmd_table(args) -> int:
 
     engines = args.engine or (["reference", "gnubg"] +
                               [n for n, (_m, dist, _w) in THIRD_PARTY.items() if installed_version(dist)])
-    table = certification_table(engines)
-    if not args.write:
-        print(table, end="")
-        return EXIT_OK
-    path = Path(args.write)
-    text = path.read_text(encoding="utf-8")
     start, end = "<!-- certification:start -->", "<!-- certification:end -->"
-    if start not in text or end not in text:
-        _err(f"{path} has no {start} ... {end} markers")
-        return EXIT_USAGE
-    before, rest = text.split(start, 1)
-    path.write_text(before + start + "\n" + table + end + rest.split(end, 1)[1], encoding="utf-8")
+    if args.write:  # checked before any engine runs
+        path = Path(args.write)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            _err(f"--write {path}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
+            return EXIT_USAGE
+        if start not in text or end not in text:
+            _err(f"--write {path}: it has no {start} ... {end} markers")
+            return EXIT_USAGE
+        try:
+            check_outputs({"--write": args.write})
+        except _Stop as stop:
+            return stop.code
+    try:
+        with interruptible():
+            table = certification_table(engines)
+    except KeyboardInterrupt as exc:
+        from .cliutil import EXIT_SIGNAL
+
+        _err(f"interrupted by {signal_name(exc)}; nothing written")
+        return EXIT_SIGNAL[signal_name(exc)]
+    if args.write:
+        before, rest = text.split(start, 1)
+        if not write_text("--write", path, before + start + "\n" + table + end + rest.split(end, 1)[1]):
+            return EXIT_USAGE
     print(table, end="")
     return EXIT_OK
 
@@ -386,18 +550,20 @@ def cmd_serve(args) -> int:
     except EngineNotFound as exc:
         _err(str(exc))
         return EXIT_USAGE
+    except Exception as exc:  # the factory failed, or returned something that is not an engine
+        _err(f"engine {args.engine!r} could not start: {str(exc).strip() or type(exc).__name__}")
+        return EXIT_NO_ENGINE
     return serve(engine)
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
     from .profiles import PROFILES
 
-    p.add_argument("--engine", required=True,
+    p.add_argument("--engine", required=not p.prog.endswith("certify"),
                    help="reference, gnubg, \"cmd:COMMAND\" (any program speaking spec/protocol.md), "
                         "python:module:factory, or an engine registered in the bgconf.engines entry point "
                         "group (see bgconf engines)")
-    p.add_argument("--profile", choices=PROFILES, help="only the cases of this profile (certify: required)",
-                   required=p.prog.endswith("certify"))
+    p.add_argument("--profile", choices=PROFILES, help="only the cases of this profile (certify: required)")
     p.add_argument("--case", action="append", metavar="ID", help="run only this case id (repeatable)")
     p.add_argument("--tag", action="append", metavar="T", help="run only cases with this tag (repeatable)")
     p.add_argument("--spec", action="append", metavar="ANCHOR",
@@ -410,8 +576,10 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenarios", action="store_true",
                    help="also ask every case again with colours swapped, dice reversed, and the position as a "
                         "Position ID or XGID (when the engine declares those formats); shown as bg-XXXX[swapped]")
-    p.add_argument("--timeout", type=float, metavar="S",
-                   help="seconds per request for engines behind the protocol (default 10, or BGCONF_TIMEOUT)")
+    p.add_argument("--strict-sets", action="store_true",
+                   help="a legal_plays reply that lists one play (one resulting position) more than once fails"
+                        " the case; without it the case is judged on the set and the duplicates are reported")
+    add_engine_options(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -436,18 +604,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--markdown", metavar="FILE.md", help="write a Markdown summary (e.g. a CI step summary)")
     run.add_argument("--html", metavar="FILE.html", help="write the HTML certificate page")
     run.add_argument("--badge", metavar="FILE.json", help="write a shields.io badge JSON")
-    run.add_argument("--max-failures", type=int, default=20, metavar="N",
+    run.add_argument("--max-failures", type=count, default=20, metavar="N",
                      help="show at most N failures in full (default 20)")
     run.add_argument("-v", "--verbose", action="store_true", help="also list unsupported and xfail cases")
     run.set_defaults(func=cmd_run)
 
     cert = sub.add_parser("certify", help="run a profile and write report, JUnit, Markdown, HTML certificate, badge",
-                          description="Run every case of a profile and write ENGINE-PROFILE.{jsonl,junit.xml,md,"
-                                      "html,badge.json} into --out. A certificate is awarded only when every must"
-                                      " case of the profile passes, with no expected failure (exit 0).",
-                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+                          description="Run every case of a profile of the bundled suite and write ENGINE-PROFILE."
+                                      "{jsonl,junit.xml,md,html,badge.json} into --out. A certificate is awarded"
+                                      " only when every must case of the profile passes, with no expected failure,"
+                                      " and the run is complete (exit 0). A certificate cannot be earned on a"
+                                      " subset: --case, --tag, --spec and --cases are refused (exit 2); bgconf run"
+                                      " renders a subset, marked partial. --verify CERT.jsonl re-checks a"
+                                      " certificate's report against this bgconf's suite.",
+                          epilog="examples:\n  bgconf certify --engine gnubg --profile movement\n"
+                                 "  bgconf certify --verify bgconf-certificates/gnubg-movement.jsonl\n\n" + EXIT_CODES,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
     _run_options(cert)
     cert.add_argument("--out", default="bgconf-certificates", metavar="DIR", help="output directory")
+    cert.add_argument("--verify", metavar="CERT.jsonl",
+                      help="re-check a certificate's report: same suite version and content hash as this bgconf,"
+                           " the whole profile, every case once, a complete run, certified (exit 0, else 1)")
     cert.set_defaults(func=cmd_certify, verbose=False, max_failures=0)
 
     exp = sub.add_parser("expectations", help="write an expectations file from a JSON Lines report",
@@ -477,7 +654,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.set_defaults(func=cmd_show)
 
     new = sub.add_parser("new-id", help="print fresh case ids")
-    new.add_argument("-n", "--count", type=int, default=1)
+    new.add_argument("-n", "--count", type=positive_int, default=1)
     new.set_defaults(func=cmd_new_id)
 
     mut = sub.add_parser("mutants", help="mutation score: run mutant engines, each breaking one rule",
@@ -513,12 +690,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns its exit code (see EXIT_CODES). SIGINT and SIGTERM end
+    any command with one line and 130/143, never a traceback; the long commands keep
+    what they had answered first."""
+    from .cliutil import EXIT_SIGNAL
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with interruptible():
+            return args.func(args)
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt as exc:
+        name = signal_name(exc)
+        _err(f"interrupted by {name}")
+        return EXIT_SIGNAL[name]
+    except CommandExit as stop:
+        return stop.code
 
 
 if __name__ == "__main__":

@@ -21,49 +21,94 @@ STATUSES = ("pass", "fail", "errored", "unsupported", "xfail", "xpass", "timeout
 @dataclass
 class Outcome:
     """The verdict on one case: ``status`` (one of STATUSES), a one-line
-    ``message``, and for legal plays the ``missing`` and ``extra`` plays (notation)."""
+    ``message``, for legal plays the ``missing`` and ``extra`` plays and the plays the
+    engine listed more than once (``duplicates``: notation, ``"... (3 times)"``), all in
+    notation, and what the engine answered (``got``)."""
 
     status: str
     message: str = ""
     missing: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
     got: Any = None
+    duplicates: list[str] = field(default_factory=list)
 
 
 class BadAnswer(Exception):
-    """The engine's answer has the wrong shape or a play that cannot be applied."""
+    """The engine's answer has the wrong shape or a play that cannot be applied; the
+    message names the path of the bad value (``result.plays[3]``) and the shape wanted."""
+
+
+#: How a pass (a play that moves nothing) reads in failure texts.
+NO_PLAY = "(no play: the engine passed)"
+_PLAY_SHAPE = ("a play is a list of [from, to] steps ([[13, 7], [7, 5]]), a notation string (\"13/7 7/5\")"
+               " or a resulting position in board form")
+
+
+def _check_play_shape(play: Any, where: str) -> None:
+    if isinstance(play, (str, dict)):
+        return
+    if not isinstance(play, (list, tuple)):
+        raise BadAnswer(f"{where} is {_short(play)}: {_PLAY_SHAPE}")
+    for j, step in enumerate(play):
+        if (not isinstance(step, (list, tuple)) or len(step) != 2
+                or not all(isinstance(n, int) and not isinstance(n, bool) for n in step)):
+            raise BadAnswer(f"{where}[{j}] is {_short(step)}: a step is [from, to], two whole numbers"
+                            f" (25 = bar, 0 = off)")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _engine_plays(position: Position, result: Any) -> dict[Position, str]:
+    """The engine's plays by resulting position (notation). Raises BadAnswer."""
+    return engine_plays(position, result)[0]
+
+
+def engine_plays(position: Position, result: Any) -> tuple[dict[Position, str], list[str]]:
+    """The engine's plays by resulting position (notation), and the plays it listed more
+    than once (``"13/10 6/5 (2 times)"``). Raises BadAnswer naming the bad value's path."""
     if not isinstance(result, dict) or not isinstance(result.get("plays"), list):
-        raise BadAnswer(f"expected {{'plays': [...]}}, got {str(result)[:200]}")
+        if isinstance(result, dict) and "plays" in result:
+            raise BadAnswer(f"result.plays is {_short(result['plays'])}: expected a list of plays ({_PLAY_SHAPE})")
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"plays\": [play, ...]}} ({_PLAY_SHAPE})")
     out: dict[Position, str] = {}
-    for play in result["plays"]:
+    times: dict[Position, int] = {}
+    for i, play in enumerate(result["plays"]):
+        _check_play_shape(play, f"result.plays[{i}]")
         try:
             pos = play_to_position(position, play)
         except (ModelError, TypeError, ValueError, KeyError) as exc:
-            raise BadAnswer(f"returned play {play!r} cannot be applied: {exc}") from None
+            raise BadAnswer(f"result.plays[{i}] {_short(play)} cannot be applied: {exc}") from None
         out.setdefault(pos, _label(position, play, pos))
+        times[pos] = times.get(pos, 0) + 1
     if not out:
-        out[position.passed()] = "none"
-    return out
+        out[position.passed()] = NO_PLAY
+    duplicates = [f"{out[p]} ({n} times)" for p, n in times.items() if n > 1]
+    return out, duplicates
 
 
 def _label(position: Position, play: Any, result: Position) -> str:
     from conformance.model import format_play
 
+    if result == position.passed():
+        return NO_PLAY
     if isinstance(play, str):
         return play
     if isinstance(play, (list, tuple)):
         try:
-            return format_play(position, play) if play else "none"
+            return format_play(position, play) if play else NO_PLAY
         except ModelError:
             return str(play)
     return f"position {result}"
 
 
-def compare(case: Case, reply: dict) -> Outcome:
-    """Judge one reply (``{"result"|"unsupported"|"errored": ...}``) against ``case``."""
+def compare(case: Case, reply: dict, strict_sets: bool = False) -> Outcome:
+    """Judge one reply (``{"result"|"unsupported"|"errored": ...}``) against ``case``.
+
+    A legal_plays reply that lists one resulting position more than once is reported
+    (``Outcome.duplicates``); with ``strict_sets`` it fails the case (spec/protocol.md)."""
     if "unsupported" in reply:
         return Outcome("unsupported", str(reply["unsupported"]))
     if "timeout" in reply:
@@ -73,7 +118,17 @@ def compare(case: Case, reply: dict) -> Outcome:
     result = reply["result"]
     try:
         if case.kind == "legal_plays":
-            return _compare_plays(case, _engine_plays(case.position, result))
+            plays, duplicates = engine_plays(case.position, result)
+            outcome = _compare_plays(case, plays)
+            if duplicates:
+                outcome.duplicates = duplicates
+                note = f"{len(duplicates)} play(s) listed more than once: {', '.join(duplicates)}"
+                if strict_sets and outcome.status == "pass":
+                    outcome.status = "fail"
+                    outcome.message = note + " (--strict-sets)"
+                else:
+                    outcome.message = "; ".join(filter(None, [outcome.message, "warning: " + note]))
+            return outcome
         if case.kind == "play_check":
             return _compare_check(case, result)
         if case.kind == "apply_play":
@@ -85,7 +140,7 @@ def compare(case: Case, reply: dict) -> Outcome:
         if case.kind == "perft":
             return _compare_perft(case, result)
     except BadAnswer as exc:
-        return Outcome("errored", f"invalid answer: {exc}", got=result)
+        return Outcome("errored", f"invalid answer: {exc}", got=_short(result))
     return Outcome("unsupported", f"no comparison for kind {case.kind}")
 
 
@@ -111,8 +166,10 @@ def _compare_plays(case: Case, got: dict[Position, str]) -> Outcome:
 
 
 def _compare_check(case: Case, result: Any) -> Outcome:
-    if not isinstance(result, dict) or not isinstance(result.get("legal"), bool):
-        raise BadAnswer(f"expected {{'legal': bool, 'reason': code}}, got {str(result)[:200]}")
+    if not isinstance(result, dict):
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"legal\": true|false, \"reason\": code}}")
+    if not isinstance(result.get("legal"), bool):
+        raise BadAnswer(f"result.legal is {_short(result.get('legal'))}: expected true or false")
     legal, reason = case.expected
     if result["legal"] != legal:
         said = "legal" if result["legal"] else f"illegal ({result.get('reason', 'no reason given')})"
@@ -125,10 +182,12 @@ def _compare_check(case: Case, result: Any) -> Outcome:
 
 
 def _compare_apply(case: Case, result: Any) -> Outcome:
+    if not isinstance(result, dict) or "position" not in result:
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"position\": board form}}")
     try:
         got = Position.from_dict(result["position"])
-    except (ModelError, TypeError, KeyError) as exc:
-        raise BadAnswer(f"expected {{'position': board form}}: {exc}") from None
+    except (ModelError, TypeError, KeyError, ValueError, AttributeError) as exc:
+        raise BadAnswer(f"result.position is not a position in board form: {exc}") from None
     if got == case.expected:
         return Outcome("pass", got=str(got))
     return Outcome("fail", f"resulting position {got}; expected {case.expected}", got=str(got))
@@ -140,7 +199,7 @@ def _compare_codec(case: Case, result: Any) -> Outcome:
     from conformance.model import decode_xgid
 
     if not isinstance(result, dict) or "encoded" not in result or "decoded" not in result:
-        raise BadAnswer(f"expected {{'encoded': id, 'decoded': position}}, got {str(result)[:200]}")
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"encoded\": id, \"decoded\": board form}}")
     problems = []
     if case.raw["codec"] == "xgid":
         try:
@@ -153,8 +212,8 @@ def _compare_codec(case: Case, result: Any) -> Outcome:
         problems.append(f"encodes the position as {result['encoded']!r}, expected {case.expected!r}")
     try:
         decoded = Position.from_dict(result["decoded"])
-    except (ModelError, TypeError) as exc:
-        raise BadAnswer(f"decoded position is invalid: {exc}") from None
+    except (ModelError, TypeError, KeyError, ValueError, AttributeError) as exc:
+        raise BadAnswer(f"result.decoded is not a position in board form: {exc}") from None
     if decoded != case.position:
         problems.append(f"decodes {case.expected!r} as {decoded}, expected {case.position}")
     if problems:
@@ -172,7 +231,7 @@ def _compare_fields(case: Case, result: Any) -> Outcome:
     """Each expected field must be in the answer with the same value (dice in any
     order). A refusal's ``reason`` is compared only when the engine gives one."""
     if not isinstance(result, dict):
-        raise BadAnswer(f"expected a mapping with {', '.join(case.expected)}, got {str(result)[:200]}")
+        raise BadAnswer(f"result is {_short(result)}: expected an object with {', '.join(case.expected)}")
     wrong = []
     for key, want in case.expected.items():
         if key == "reason" and "reason" not in result:
@@ -189,8 +248,11 @@ def _compare_fields(case: Case, result: Any) -> Outcome:
 def _compare_perft(case: Case, result: Any) -> Outcome:
     """``{"counts": {depth: n}}``; every expected depth must match."""
     if not isinstance(result, dict) or not isinstance(result.get("counts"), dict):
-        raise BadAnswer(f"expected {{'counts': {{depth: n}}}}, got {str(result)[:200]}")
-    got = {int(d): n for d, n in result["counts"].items()}
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"counts\": {{depth: n}}}}")
+    try:
+        got = {int(d): n for d, n in result["counts"].items()}
+    except ValueError:
+        raise BadAnswer(f"result.counts has a key that is not a depth: {_short(result['counts'])}") from None
     wrong = [f"depth {d}: {got.get(d)} counted, {n} expected" for d, n in sorted(case.expected.items())
              if got.get(d) != n]
     if wrong:

@@ -53,21 +53,31 @@ def load(path: str | Path) -> Expectations:
     return Expectations(str(data.get("engine", "")), xfail, str(path))
 
 
-def apply(results: list[CaseResult], expectations: Expectations, suite_ids: set[str]) -> list[str]:
-    """Turn listed failures into ``xfail`` and listed passes into ``xpass`` (in place).
-    Returns the stale entries (ids not in the suite) as messages."""
-    for r in results:
-        reason = expectations.xfail.get(r.case.id)
-        if reason is None:
-            continue
-        if r.status in ("fail", "errored", "timeout"):
-            r.outcome = Outcome("xfail", f"expected failure ({reason}): {r.outcome.message}",
-                                r.outcome.missing, r.outcome.extra, r.outcome.got)
-        elif r.status == "pass":
-            r.outcome = Outcome("xpass", f"listed as a known failure ({reason}) but passes: remove it from"
-                                         f" {expectations.path}")
+def apply_one(result: CaseResult, expectations: Expectations) -> None:
+    """Turn a listed failure into ``xfail`` and a listed pass into ``xpass`` (in place)."""
+    reason = expectations.xfail.get(result.case.id)
+    if reason is None:
+        return
+    r = result
+    if r.status in ("fail", "errored", "timeout"):
+        r.outcome = Outcome("xfail", f"expected failure ({reason}): {r.outcome.message}",
+                            r.outcome.missing, r.outcome.extra, r.outcome.got, r.outcome.duplicates)
+    elif r.status == "pass":
+        r.outcome = Outcome("xpass", f"listed as a known failure ({reason}) but passes: remove it from"
+                                     f" {expectations.path}")
+
+
+def stale(expectations: Expectations, suite_ids: set[str]) -> list[str]:
+    """The entries whose ids are not in the suite, as messages."""
     return [f"{expectations.path}: {cid} is not a case of the suite (stale entry; remove it)"
             for cid in sorted(set(expectations.xfail) - suite_ids)]
+
+
+def apply(results: list[CaseResult], expectations: Expectations, suite_ids: set[str]) -> list[str]:
+    """``apply_one`` on every result; returns the stale entries (ids not in the suite)."""
+    for r in results:
+        apply_one(r, expectations)
+    return stale(expectations, suite_ids)
 
 
 def from_report(lines: list[dict]) -> str:

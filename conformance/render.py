@@ -20,8 +20,6 @@ _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance", "temp
                                 lstrip_blocks=True)
 BAD = ("fail", "errored", "timeout", "xpass")
 
-
-
 def read_jsonl(path: str | Path) -> list[dict]:
     """The lines of a JSON Lines report."""
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -44,8 +42,9 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
     plays count only for engines that declare them)."""
     from .profiles import REQUIRED
 
-    _header, cases, footer = _parts(lines)
+    header, cases, footer = _parts(lines)
     required = REQUIRED.get(profile)
+    partial = coverage_problem(header, profile)
 
     def counted(c: dict) -> bool:
         if c.get("level", "must") != "must":
@@ -63,7 +62,13 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
     must = [c for c in cases if counted(c)]
     passed = sum(c["status"] == "pass" for c in must)
     counts = Counter(c["status"] for c in must)
-    if footer.get("incomplete"):
+    if partial:
+        why = f"{partial}: a partial run is not a certificate"
+    elif footer.get("interrupted"):
+        why = f"the run was interrupted ({footer['interrupted']})"
+    elif footer.get("given_up"):
+        why = f"the run is incomplete: {footer['given_up']}"
+    elif footer.get("incomplete") or not footer:
         why = "the run was cut short"
     elif passed == len(must) and must:
         why = f"all {len(must)} must cases pass"
@@ -71,8 +76,32 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
         why = "no must case in the profile"
     else:
         why = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "pass") + " of the must cases"
-    return {"certified": bool(must) and passed == len(must) and not footer.get("incomplete"),
-            "why": why, "must": len(must), "must_passed": passed}
+    complete = bool(footer) and not footer.get("incomplete")
+    return {"certified": bool(must) and passed == len(must) and complete and not partial,
+            "partial": bool(partial), "why": why, "must": len(must), "must_passed": passed}
+
+
+def narrowing(selection: dict) -> str:
+    """The options that narrowed a run, as written: ``--case bg-C3Z8, --cases my.yaml``."""
+    parts = []
+    for key in ("case", "tag", "spec", "cases"):
+        for value in selection.get(key) or []:
+            parts.append(f"--{key} {value}")
+    return ", ".join(parts)
+
+
+def coverage_problem(header: dict, profile: str) -> str | None:
+    """Why a report cannot certify ``profile`` whatever its cases say (a narrowed
+    selection, another profile, no recorded selection), or None."""
+    picked = header.get("selection")
+    if not isinstance(picked, dict):
+        return "the report does not record what was selected"
+    if not picked.get("full"):
+        return f"selected with {narrowing(picked) or 'a narrowed selection'}"
+    ran = picked.get("profile") or "complete"
+    if ran not in (profile, "complete"):
+        return f"the run covered profile {ran}, not {profile}"
+    return None
 
 
 def section_matrix(cases: list[dict]) -> dict[str, Counter]:
@@ -115,7 +144,7 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     v = verdict(lines, profile or "complete")
     engine = header.get("engine", {})
     out = [f"## bgconf {header.get('suite_version', '')}: {engine.get('name', '?')} {engine.get('version', '')}",
-           "", f"**{'Certified' if v['certified'] else 'Not certified'}**"
+           "", f"**{'Certified' if v['certified'] else 'PARTIAL RUN, NOT A CERTIFICATE' if v['partial'] else 'Not certified'}**"
            + (f" for profile `{profile}`" if profile else "") + f": {v['why']}.", "",
            "| section | " + " | ".join(("pass", "fail", "errored", "unsupported", "xfail")) + " |",
            "|---|" + "---|" * 5]
@@ -141,12 +170,16 @@ def html_certificate(lines: list[dict], profile: str) -> str:
     return _TEMPLATES.get_template("certificate.html.j2").render(
         header=header, footer=footer, profile=profile, verdict=verdict(lines, profile),
         matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
-        failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported)
+        failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported,
+        duplicated=[c for c in cases if c.get("duplicates") and c["status"] not in BAD])
 
 
 def badge(lines: list[dict], profile: str) -> dict:
     """shields.io endpoint JSON for the profile's verdict."""
     v = verdict(lines, profile)
+    if v["partial"]:
+        return {"schemaVersion": 1, "label": f"bgconf {profile}", "message": "partial, not a certificate",
+                "color": "lightgrey"}
     return {"schemaVersion": 1, "label": f"bgconf {profile}",
             "message": "certified" if v["certified"] else f"{v['must_passed']}/{v['must']} must",
             "color": "brightgreen" if v["certified"] else "red"}

@@ -1,15 +1,20 @@
 """Reports: the JSON Lines report of record and the terminal rendering.
 
-JSON Lines (DESIGN.md section 8): a ``header`` line (suite version and content
-hash, engine identity and capabilities), one ``case`` line per case, a
-``footer`` line with counts, wall time, and ``incomplete`` when the run was cut
-short.
+JSON Lines (schema: ``spec/schema/report.schema.json``): a ``header`` line (suite
+version and content hash, engine identity and capabilities, the selection of cases),
+one ``case`` line per case answered, written and flushed as each answer arrives, and
+a ``footer`` line with the counts, wall time, ``incomplete`` (the engine was given
+up, or the run was interrupted), ``interrupted`` (false, "SIGINT" or "SIGTERM"),
+restarts and warnings.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO
 
 from . import __version__, resources
 from .compare import STATUSES
@@ -27,10 +32,21 @@ def repro(case, engine_name: str) -> str:
     return cmd + (" --scenarios" if case.scenario else "")
 
 
-def header(engine_info: dict, content_hash: str, argv: list[str] | None = None) -> dict:
+def selection(cases: list[str] | None = None, ids: list[str] | None = None, tags: list[str] | None = None,
+              spec: list[str] | None = None, profile: str | None = None, scenarios: bool = False) -> dict:
+    """What a run asked for. ``full`` is true only for the bundled suite with no
+    narrowing by id, tag or anchor (a profile does not narrow: it is what a
+    certificate covers); only a full selection can certify."""
+    return {"full": not (cases or ids or tags or spec), "cases": cases or None, "case": ids or None,
+            "tag": tags or None, "spec": spec or None, "profile": profile, "scenarios": bool(scenarios)}
+
+
+def header(engine_info: dict, content_hash: str, argv: list[str] | None = None,
+           chosen: dict | None = None) -> dict:
+    """The report's first line; ``chosen`` is ``selection(...)`` (default: the whole suite)."""
     return {"type": "header", "suite_version": __version__, "content_hash": content_hash,
             "engine": engine_info, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "argv": argv or []}
+            "argv": argv or [], "selection": chosen or selection()}
 
 
 def case_line(r: CaseResult, engine_name: str = "") -> dict:
@@ -52,13 +68,47 @@ def case_line(r: CaseResult, engine_name: str = "") -> dict:
         line["missing"] = r.outcome.missing
     if r.outcome.extra:
         line["extra"] = r.outcome.extra
+    if r.outcome.duplicates:
+        line["duplicates"] = r.outcome.duplicates
     return line
 
 
-def footer(results: list[CaseResult], wall_s: float, incomplete: bool = False) -> dict:
+def footer(results: list[CaseResult], wall_s: float, incomplete: bool = False, *, selected: int | None = None,
+           interrupted: str | bool = False, restarts: int = 0, given_up: str | None = None,
+           warnings: list[str] | None = None) -> dict:
+    """The report's last line. ``incomplete`` is forced true when the run was
+    interrupted, the engine given up, or fewer cases answered than ``selected``."""
     counts = Counter(r.status for r in results)
+    selected = len(results) if selected is None else selected
     return {"type": "footer", "counts": {s: counts.get(s, 0) for s in STATUSES},
-            "total": len(results), "wall_s": round(wall_s, 3), "incomplete": incomplete}
+            "total": len(results), "selected": selected, "wall_s": round(wall_s, 3),
+            "incomplete": bool(incomplete or interrupted or given_up or len(results) < selected),
+            "interrupted": interrupted or False, "restarts": restarts, "given_up": given_up,
+            "warnings": list(warnings or [])}
+
+
+class ReportWriter:
+    """The JSON Lines report, written as the run goes: the header, then each case line
+    as soon as its answer is judged (flushed), then the footer. ``path`` None keeps
+    the lines in memory only. Raises OSError when the file cannot be opened."""
+
+    def __init__(self, path: str | Path | None):
+        self.lines: list[dict] = []
+        self._file: IO[str] | None = None
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(path, "w", encoding="utf-8")
+
+    def write(self, line: dict) -> None:
+        self.lines.append(line)
+        if self._file is not None:
+            self._file.write(json.dumps(line) + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def section_table(results: list[CaseResult]) -> str:
@@ -99,6 +149,8 @@ def failure_text(r: CaseResult, engine_name: str) -> str:
         lines.append("  missing plays (legal, not returned): " + ", ".join(r.outcome.missing))
     if r.outcome.extra:
         lines.append("  extra plays (returned, not legal):   " + ", ".join(r.outcome.extra))
+    if r.outcome.duplicates:
+        lines.append("  plays returned more than once:       " + ", ".join(r.outcome.duplicates))
     if r.outcome.message:
         lines.append(f"  {r.outcome.message}")
     lines.append(f"  re-run: {repro(case, engine_name)}")

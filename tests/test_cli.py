@@ -97,10 +97,10 @@ def test_case_and_tag_selection(casefile):
     assert "1 cases: 1 pass" in proc.stdout
 
 
-def test_unknown_case_id_and_engine_are_usage_errors(casefile):
+def test_an_unknown_case_id_is_a_usage_error_and_an_unknown_engine_cannot_start(casefile):
     assert bgconf("run", "--engine", "reference", "--cases", str(casefile), "--case", "bg-ZZZZ").returncode == 2
     proc = bgconf("run", "--engine", "nosuch", "--cases", str(casefile))
-    assert proc.returncode == 2 and "unknown engine 'nosuch'" in proc.stderr
+    assert proc.returncode == 4 and "unknown engine 'nosuch'" in proc.stderr
 
 
 def test_show_draws_the_board_and_lists_the_plays(casefile):

@@ -4,38 +4,99 @@ expectations files, produced from a real run of a deliberately broken engine."""
 import json
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from test_cli import CASE, bgconf
 
 BROKEN = "python:engines_for_tests:no_larger_die"
 
 
-def test_certify_writes_every_rendering_and_refuses_a_failing_engine(tmp_path):
+def test_a_run_of_a_subset_renders_everything_marked_partial(tmp_path):
     path = tmp_path / "c.bgcase.yaml"
     path.write_text(CASE)
-    proc = bgconf("certify", "--engine", BROKEN, "--profile", "movement", "--cases", str(path),
-                  "--out", str(tmp_path / "out"))
+    out = tmp_path / "out"
+    proc = bgconf("run", "--engine", BROKEN, "--profile", "movement", "--cases", str(path),
+                  "--report", str(out / "r.jsonl"), "--junit", str(out / "r.xml"), "--markdown", str(out / "r.md"),
+                  "--html", str(out / "r.html"), "--badge", str(out / "r.badge.json"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    stem = tmp_path / "out" / "python_engines_for_tests_no_larger_die-movement"
-    lines = [json.loads(x) for x in stem.with_suffix(".jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in (out / "r.jsonl").read_text().splitlines()]
+    assert lines[0]["selection"]["full"] is False and lines[0]["selection"]["cases"] == [str(path)]
     failed = [x for x in lines if x.get("status") == "fail"]
     # the mutant also judges 13/8 legal, so the play check fails too
     assert [x["id"] for x in failed] == ["bg-GQQD", "bg-GQQE"]
     assert failed[0]["repro"] == f"bgconf run --engine {BROKEN} --case bg-GQQD --cases {path}"
     assert "X on roll" in failed[0]["diagram"] and failed[0]["extra"] == ["13/8"]
-    junit = ET.fromstring((tmp_path / "out" / (stem.name + ".junit.xml")).read_text())
+    junit = ET.fromstring((out / "r.xml").read_text())
     assert junit.get("tests") == "2" and junit.get("failures") == "2"
+    html = (out / "r.html").read_text()
+    assert "Partial run, not a certificate" in html and "bg-GQQD" in html and "13/8" in html and "<pre>" in html
+    assert "Certified" not in html
+    assert "PARTIAL RUN, NOT A CERTIFICATE" in (out / "r.md").read_text()
+    badge = json.loads((out / "r.badge.json").read_text())
+    assert badge["message"] == "partial, not a certificate" and badge["color"] == "lightgrey"
+
+
+def test_a_passing_subset_is_never_called_certified(tmp_path):
+    out = tmp_path / "out"
+    proc = bgconf("run", "--engine", "reference", "--case", "bg-C3Z8", "--profile", "movement",
+                  "--markdown", str(out / "r.md"), "--badge", str(out / "b.json"), "--report", str(out / "r.jsonl"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads((out / "b.json").read_text())["color"] == "lightgrey"
+    assert "**Certified**" not in (out / "r.md").read_text()
+    verify = bgconf("certify", "--verify", str(out / "r.jsonl"))
+    assert verify.returncode == 1 and "narrowed (--case bg-C3Z8)" in verify.stdout
+
+
+@pytest.mark.parametrize("narrowing", [["--case", "bg-C3Z8"], ["--tag", "doubles"], ["--spec", "bearoff"],
+                                       ["--cases", "CASEFILE"]])
+def test_certify_refuses_a_subset(tmp_path, narrowing):
+    path = tmp_path / "c.bgcase.yaml"
+    path.write_text(CASE)
+    narrowing = [str(path) if a == "CASEFILE" else a for a in narrowing]
+    proc = bgconf("certify", "--engine", "reference", "--profile", "movement", *narrowing, "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and narrowing[0] in proc.stderr and "subset" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "o").exists()
+
+
+def test_certify_writes_every_rendering_and_refuses_a_failing_engine(tmp_path):
+    proc = bgconf("certify", "--engine", BROKEN, "--profile", "movement", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    stem = tmp_path / "out" / "python_engines_for_tests_no_larger_die-movement"
+    lines = [json.loads(x) for x in stem.with_suffix(".jsonl").read_text().splitlines()]
+    failed = [x for x in lines if x.get("status") == "fail"]
+    assert failed and all(x["repro"].startswith(f"bgconf run --engine {BROKEN} --case bg-") for x in failed)
+    assert any("move.larger-die" in x["spec"] for x in failed)
+    junit = ET.fromstring((tmp_path / "out" / (stem.name + ".junit.xml")).read_text())
+    assert int(junit.get("failures")) == len(failed)
     html = (tmp_path / "out" / (stem.name + ".html")).read_text()
-    assert "Not certified" in html and "bg-GQQD" in html and "13/8" in html and "<pre>" in html
+    assert "Not certified" in html and failed[0]["id"] in html and "<pre>" in html
     md = (tmp_path / "out" / (stem.name + ".md")).read_text()
     assert "**Not certified** for profile `movement`" in md
     badge = json.loads((tmp_path / "out" / (stem.name + ".badge.json")).read_text())
-    assert badge["message"] == "0/2 must" and badge["color"] == "red"
+    assert badge["message"].endswith(" must") and badge["color"] == "red"
+    verify = bgconf("certify", "--verify", str(stem.with_suffix(".jsonl")))
+    assert verify.returncode == 1 and "not certified" in verify.stdout
 
 
-def test_the_reference_is_certified(tmp_path):
+def test_the_reference_is_certified_and_the_certificate_verifies(tmp_path):
     proc = bgconf("certify", "--engine", "reference", "--profile", "movement", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stdout
     assert "**Certified** for profile `movement`" in proc.stdout
+    cert = tmp_path / "reference-movement.jsonl"
+    verify = bgconf("certify", "--verify", str(cert))
+    assert verify.returncode == 0 and "is certified for profile movement on all" in verify.stdout, verify.stdout
+    # a certificate with one case line removed no longer covers the profile
+    lines = cert.read_text().splitlines()
+    dropped = json.loads(lines[1])["id"]
+    (tmp_path / "cut.jsonl").write_text("\n".join(lines[:1] + lines[2:]) + "\n")
+    verify = bgconf("certify", "--verify", str(tmp_path / "cut.jsonl"))
+    assert verify.returncode == 1 and dropped in verify.stdout
+    # one from another suite content
+    head = json.loads(lines[0])
+    head["content_hash"] = "0" * 64
+    (tmp_path / "other.jsonl").write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    verify = bgconf("certify", "--verify", str(tmp_path / "other.jsonl"))
+    assert verify.returncode == 1 and "content hash" in verify.stdout
 
 
 def test_expectations_are_strict(tmp_path):
