@@ -758,48 +758,38 @@ def add_parser(subparsers) -> None:
         description="Generate valid inputs with Hypothesis, ask the engine and the reference, and on a mismatch"
                     " shrink it to a minimal input and print the diff and a complete YAML case (fresh id, spec"
                     " anchors, provenance) ready to paste into a *.bgcase.yaml file. Deterministic for a seed.",
-        epilog="exit codes:\n  0  no mismatch\n  1  at least one mismatch (each printed with its case)\n"
+        epilog="exit codes:\n  0  no mismatch\n  1  at least one mismatch (each printed with its case), or the"
+               " engine was given up\n"
                "  2  bad command line, or the engine supports none of the kinds asked for\n"
-               "  4  the engine could not be started\n\nexamples:\n"
+               "  4  the engine is unknown, not installed or could not be started\n"
+               "  130, 143  interrupted by SIGINT, SIGTERM\n\nexamples:\n"
                "  bgconf fuzz --engine gnubg --examples 2000 --seed 1\n"
                "  bgconf fuzz --engine reference --examples 5000 --kind all",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    from .cliutil import add_engine_options, positive_int
+
     p.add_argument("--engine", required=True, help="reference, gnubg, cmd:COMMAND, python:module:factory, ...")
-    p.add_argument("--examples", type=int, default=1000, metavar="N", help="inputs per kind (default 1000)")
+    p.add_argument("--examples", type=positive_int, default=1000, metavar="N", help="inputs per kind (default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="the run is a function of the seed (default 0)")
     p.add_argument("--kind", action="append", choices=list(KINDS) + ["all"],
                    help="what to fuzz (repeatable; default legal_plays; all = every kind the engine declares)")
-    p.add_argument("--batch", type=int, default=100, metavar="B", help="inputs per engine batch (default 100)")
-    p.add_argument("--max-mismatches", type=int, default=1, metavar="M",
+    p.add_argument("--batch", type=positive_int, default=100, metavar="B",
+                   help="inputs per engine batch (default 100)")
+    p.add_argument("--max-mismatches", type=positive_int, default=1, metavar="M",
                    help="search on until M different kinds of mismatch are found, and shrink each (default 1:"
                         " stop at the first)")
     p.add_argument("--no-shrink", action="store_true", help="report mismatches as found, without shrinking")
-    p.add_argument("--timeout", type=float, metavar="S",
-                   help="seconds per request for engines behind the protocol (default 10, or BGCONF_TIMEOUT)")
+    add_engine_options(p)
     p.set_defaults(func=cmd_fuzz)
 
 
 def cmd_fuzz(args) -> int:
-    import os
+    from .cliutil import EXIT_SIGNAL, CommandExit, err, interruptible, open_engine, signal_name
 
-    from .engine import EngineNotFound, EngineStartError, start_engine
-
-    def err(msg: str) -> None:
-        print(f"bgconf: {msg}", file=sys.stderr)
-
-    if args.examples < 1 or args.batch < 1 or args.max_mismatches < 1:
-        err("--examples, --batch and --max-mismatches are at least 1")
-        return EXIT_USAGE
-    if args.timeout:
-        os.environ["BGCONF_TIMEOUT"] = str(args.timeout)
     try:
-        engine, info = start_engine(args.engine)
-    except EngineNotFound as exc:
-        err(str(exc))
-        return EXIT_USAGE
-    except EngineStartError as exc:
-        err(str(exc))
-        return EXIT_NO_ENGINE
+        engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
+    except CommandExit as stop:
+        return stop.code
     caps = set(info.get("capabilities", []))
     asked = args.kind or ["legal_plays"]
     kinds = list(KINDS) if "all" in asked else list(dict.fromkeys(asked))
@@ -813,16 +803,22 @@ def cmd_fuzz(args) -> int:
         return EXIT_USAGE
     found = False
     try:
-        for kind in chosen:
-            print(f"bgconf fuzz: {label}, {kind}, seed {args.seed}, {args.examples} examples in batches of"
-                  f" {args.batch}", flush=True)
-            camp = run_campaign(engine, args.engine, kind, args.examples, args.seed, batch=args.batch,
-                                max_mismatches=args.max_mismatches, info=info, do_shrink=not args.no_shrink)
-            print(campaign_report(camp, label), flush=True)
-            found = found or bool(camp.findings)
-    except KeyboardInterrupt:
-        err("interrupted")
-        return EXIT_FAILED
+        with interruptible():
+            for kind in chosen:
+                print(f"bgconf fuzz: {label}, {kind}, seed {args.seed}, {args.examples} examples in batches of"
+                      f" {args.batch}", flush=True)
+                camp = run_campaign(engine, args.engine, kind, args.examples, args.seed, batch=args.batch,
+                                    max_mismatches=args.max_mismatches, info=info, do_shrink=not args.no_shrink)
+                given_up = getattr(engine, "given_up", None)
+                if given_up:  # what it found after that is the give-up, not a rule bug
+                    err(f"{given_up}; the fuzz run is incomplete")
+                    return EXIT_FAILED
+                print(campaign_report(camp, label), flush=True)
+                found = found or bool(camp.findings)
+    except KeyboardInterrupt as exc:
+        name = signal_name(exc)
+        err(f"interrupted by {name}; the mismatches printed above stand")
+        return EXIT_SIGNAL[name]
     finally:
         engine.close()
     return EXIT_FAILED if found else EXIT_OK

@@ -93,18 +93,14 @@ def bisect(engine, position: Position, depth: int) -> tuple | None:
     return None
 
 
-def _start(name: str):
-    """The started engine, or the exit code: 2 for an unknown name, 4 if it cannot start."""
-    from .engine import EngineNotFound, EngineStartError, start_engine
+def _start(args):
+    """The started engine, or the exit code (``cliutil.open_engine``: 2 or 4)."""
+    from .cliutil import CommandExit, open_engine
 
     try:
-        return start_engine(name)[0]
-    except EngineNotFound as exc:
-        print(f"bgconf: {exc}", file=sys.stderr)
-        return 2
-    except EngineStartError as exc:
-        print(f"bgconf: {exc}", file=sys.stderr)
-        return 4
+        return open_engine(args.engine, args.timeout, args.max_restarts)[0]
+    except CommandExit as stop:
+        return stop.code
 
 
 def cmd_perft(args) -> int:
@@ -122,7 +118,7 @@ def cmd_perft(args) -> int:
                 print(f"{roll[0]}-{roll[1]} {n}")
         counts = [perft(position, d, args.roll_set) for d in range(1, args.depth + 1)]
     else:
-        engine = _start(args.engine)
+        engine = _start(args)
         if isinstance(engine, int):
             return engine
         try:
@@ -147,7 +143,7 @@ def cmd_bisect(args) -> int:
     except ModelError as exc:
         print(f"bgconf: {exc}", file=sys.stderr)
         return 2
-    engine = _start(args.engine)
+    engine = _start(args)
     if isinstance(engine, int):
         return engine
     try:
@@ -168,28 +164,42 @@ def cmd_bisect(args) -> int:
     return 1
 
 
+EPILOG = """exit codes:
+  0    counted (bisect: no difference from the reference)
+  1    the engine's plays differ or its answer is not legal plays
+  2    bad command line (a position that cannot be read, a depth below 1)
+  4    the engine is unknown, not installed or could not be started
+  130, 143  interrupted by SIGINT, SIGTERM
+"""
+
+
 def add_parser(sub) -> None:
     import argparse
+
+    from .cliutil import add_engine_options, positive_int
 
     p = sub.add_parser("perft", help="count the bgperft-1 tree from a position (spec/perft.md)",
                        description="Count distinct plays over all rolls to a depth (bgperft-1: 21 rolls, "
                                    "plays as distinct resulting positions, a pass counts one, a finished game "
                                    "is a leaf). POSITION is start, a Position ID (x on roll) or an XGID.",
                        epilog="examples:\n  bgconf perft start --depth 2\n  bgconf perft start --depth 2 --divide\n"
-                              "  bgconf perft 4HPwATDgc/ABMA --depth 2 --engine gnubg-nn",
+                              "  bgconf perft 4HPwATDgc/ABMA --depth 2 --engine gnubg-nn\n\n" + EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("position")
-    p.add_argument("--depth", type=int, default=1)
+    p.add_argument("--depth", type=positive_int, default=1, help="plies to count (at least 1; default 1)")
     p.add_argument("--divide", action="store_true", help="also print each roll's share (reference only)")
     p.add_argument("--roll-set", choices=sorted(WEIGHTS), default="all21")
     p.add_argument("--engine", default="reference", help="count with this engine's legal plays")
+    add_engine_options(p)
     p.set_defaults(func=cmd_perft)
 
     b = sub.add_parser("bisect", help="find the first position and roll where an engine's plays differ",
                        description="Walk the perft tree from POSITION level by level and stop at the first "
                                    "position and roll where the engine's legal plays differ from the reference's;"
-                                   " exit 1 with the board, the missing and the extra plays, 0 when none differ.")
+                                   " exit 1 with the board, the missing and the extra plays, 0 when none differ.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     b.add_argument("position", nargs="?", default="start")
     b.add_argument("--engine", required=True)
-    b.add_argument("--depth", type=int, default=2)
+    b.add_argument("--depth", type=positive_int, default=2, help="plies to search (at least 1; default 2)")
+    add_engine_options(b)
     b.set_defaults(func=cmd_bisect)

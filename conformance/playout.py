@@ -553,6 +553,16 @@ def mismatch_text(m: Mismatch, seed: int) -> str:
 
 
 def run(args) -> int:
+    from .cliutil import CommandExit, check_outputs, err, interruptible
+
+    if args.engine not in ENGINES:
+        err(f"unknown engine {args.engine!r} for playout; it plays engines through their own game API:"
+            f" {', '.join(ENGINES)} (engines that take a position: bgconf run)")
+        return EXIT_NO_ENGINE
+    try:
+        check_outputs({"--report": args.report, "--write-cases": args.write_cases})
+    except CommandExit as stop:
+        return stop.code
     try:
         os_game, version = load_openspiel()
     except OpenSpielUnavailable:
@@ -563,15 +573,20 @@ def run(args) -> int:
     t0 = time.perf_counter()
     incomplete = False
     error = None
+    interrupted = None
     try:
-        for n in numbers:
-            record = play_game(os_game, args.seed, n, totals)
-            if args.verbose:
-                ref = record.reference or {}
-                print(f"game {n}: {record.plies} plies, {record.positions} positions, {record.status}"
-                      + (f", {ref.get('winner')} wins a {ref.get('result')} ({ref.get('points')})" if ref else ""))
-    except KeyboardInterrupt:
-        incomplete = True
+        with interruptible():
+            for n in numbers:
+                record = play_game(os_game, args.seed, n, totals)
+                if args.verbose:
+                    ref = record.reference or {}
+                    print(f"game {n}: {record.plies} plies, {record.positions} positions, {record.status}"
+                          + (f", {ref.get('winner')} wins a {ref.get('result')} ({ref.get('points')})"
+                             if ref else ""))
+    except KeyboardInterrupt as exc:
+        from .cliutil import signal_name
+
+        incomplete, interrupted = True, signal_name(exc)
     except ConversionError as exc:
         error = f"game {n}: {exc}"
     totals.wall_s = time.perf_counter() - t0
@@ -588,12 +603,12 @@ def run(args) -> int:
     if len(totals.mismatches) > args.max_mismatches:
         print(f"... {len(totals.mismatches) - args.max_mismatches} more not shown (--max-mismatches);"
               f" --write-cases and --report hold them all")
+    from .cliutil import EXIT_SIGNAL, write_text
+
     if args.write_cases:
-        path = Path(args.write_cases)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(cases_yaml(cases, args.seed, version), encoding="utf-8")
+        write_text("--write-cases", args.write_cases, cases_yaml(cases, args.seed, version))
     if args.report:
-        write_report(Path(args.report), args, version, totals, incomplete, error)
+        write_report(Path(args.report), args, version, totals, incomplete, error, interrupted)
     if error:
         print(f"bgconf: conversion error, {error}", file=sys.stderr)
     played = len(totals.games)
@@ -606,10 +621,14 @@ def run(args) -> int:
     print("situations compared: " + ", ".join(f"{k} {totals.coverage.get(k, 0)}" for k in SITUATIONS))
     ends = Counter((g.reference or {}).get("result") for g in totals.games if g.reference)
     print("games ended: " + ", ".join(f"{k} {ends.get(k, 0)}" for k in ("single", "gammon", "backgammon")))
+    if interrupted:
+        err(f"interrupted by {interrupted}: {played} game(s) kept")
+        return EXIT_SIGNAL[interrupted]
     return EXIT_MISMATCH if totals.mismatches or incomplete or error else EXIT_OK
 
 
-def write_report(path: Path, args, version: str, totals: Totals, incomplete: bool, error: str | None) -> None:
+def write_report(path: Path, args, version: str, totals: Totals, incomplete: bool, error: str | None,
+                 interrupted: str | None = None) -> None:
     from datetime import datetime, timezone
 
     from . import __version__
@@ -639,9 +658,10 @@ def write_report(path: Path, args, version: str, totals: Totals, incomplete: boo
                   "wall_s": round(totals.wall_s, 3), "openspiel_s": round(totals.openspiel_s, 3),
                   "reference_s": round(totals.reference_s, 3),
                   "situations": {k: totals.coverage.get(k, 0) for k in SITUATIONS}, "incomplete": incomplete,
-                  **({"error": error} if error else {})})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+                  "interrupted": interrupted or False, **({"error": error} if error else {})})
+    from .cliutil import write_text
+
+    write_text("--report", path, "".join(json.dumps(x) + "\n" for x in lines))
 
 
 HELP = """\
@@ -685,34 +705,30 @@ examples:
 
 exit codes:
   0  every position compared agreed, and every game's result
-  1  at least one mismatch (or a board OpenSpiel reports that cannot be read,
-     or the run was interrupted)
+  1  at least one mismatch (or a board OpenSpiel reports that cannot be read)
   2  bad command line
-  4  OpenSpiel is not installed (pip install 'bgconf[openspiel]')
+  4  the engine is not one playout drives, or OpenSpiel is not installed
+     (pip install 'bgconf[openspiel]')
+  130, 143  interrupted by SIGINT, SIGTERM: the games played are kept and reported
 """
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a whole number >= 1")
-    return value
-
-
 def add_parser(subparsers) -> None:
+    from .cliutil import count, positive_int
+
     p = subparsers.add_parser(
         "playout", help="certify an engine that cannot take a position (OpenSpiel) by random games",
         description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--engine", required=True, choices=ENGINES,
-                   help="the engine to play (openspiel: pip install 'bgconf[openspiel]')")
-    p.add_argument("--games", type=_positive, default=100, metavar="N", help="games to play (default 100)")
+    p.add_argument("--engine", required=True,
+                   help="the engine to play: " + ", ".join(ENGINES) + " (pip install 'bgconf[openspiel]')")
+    p.add_argument("--games", type=positive_int, default=100, metavar="N", help="games to play (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0); same seed, same run")
-    p.add_argument("--game", type=_positive, metavar="G", help="play only game G of the seed, to replay a mismatch (--games is then ignored)")
+    p.add_argument("--game", type=positive_int, metavar="G", help="play only game G of the seed, to replay a mismatch (--games is then ignored)")
     p.add_argument("--report", metavar="FILE.jsonl",
                    help="write a JSON Lines report: header, one line per game and per mismatch, footer")
     p.add_argument("--write-cases", metavar="FILE.bgcase.yaml",
                    help="write the ready cases as a case file (bgconf validate FILE checks it)")
-    p.add_argument("--max-mismatches", type=int, default=20, metavar="N",
+    p.add_argument("--max-mismatches", type=count, default=20, metavar="N",
                    help="print at most N mismatches in full (default 20)")
     p.add_argument("-v", "--verbose", action="store_true", help="print one line per game")
     p.set_defaults(func=run)

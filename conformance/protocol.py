@@ -195,8 +195,9 @@ class _Process:
     def alive(self) -> bool:
         return self.popen.poll() is None and not self._stdout_eof
 
-    def why_dead(self) -> str:
-        """How the process ended (exit code or signal) and what it said on stderr."""
+    def why_dead(self, when: str = "") -> str:
+        """How the process ended (exit code or signal), ``when`` (e.g. "before answering
+        start"), and what it said on stderr."""
         try:
             code = self.popen.wait(timeout=1)
         except subprocess.TimeoutExpired:
@@ -214,7 +215,7 @@ class _Process:
         else:
             how = f"exited with code {code}"
         said = self.stderr.summary()
-        return how + (f"; stderr: {said}" if said else "")
+        return how + (f" {when}" if when else "") + (f"; stderr: {said}" if said else "")
 
     def kill(self) -> None:
         """Kill the engine's whole process group, reap it, close the pipes."""
@@ -289,9 +290,9 @@ class CommandEngine(Engine):
         except (OSError, ProtocolError):
             line = None
         if line is None:
-            why = proc.why_dead()
+            why = proc.why_dead("before answering start")
             proc.kill()
-            raise ProtocolError(f"engine {why} before answering start")
+            raise ProtocolError(f"engine {why}")
         try:
             hello = json.loads(line)
         except ValueError:
@@ -348,10 +349,10 @@ class CommandEngine(Engine):
                         self._failures = 0  # it survived a whole request
                     return proc
                 if self._proc is not None:  # found dead between requests
-                    why = proc.why_dead()
+                    why = proc.why_dead("between requests")
                     self._drop(proc)
-                    self._failure(f"engine {why} between requests")
-                    self.warnings.append(f"the engine {why} between requests; it was restarted")
+                    self._failure(f"engine {why}")
+                    self.warnings.append(f"the engine {why}; it was restarted")
                     continue
             try:
                 self._proc = self._start()
