@@ -345,8 +345,6 @@ class CommandEngine(Engine):
                         break
                     stray = proc.pending()
                 if self._proc is not None and proc.alive():
-                    if proc.answered:
-                        self._failures = 0  # it survived a whole request
                     return proc
                 if self._proc is not None:  # found dead between requests
                     why = proc.why_dead("between requests")
@@ -363,6 +361,12 @@ class CommandEngine(Engine):
     def close(self) -> None:
         """Ask the engine to stop, then kill its whole process group."""
         if self._proc is not None:
+            try:  # what it wrote after its last answer (a repeated reply is a warning)
+                while (line := self._proc.receive(0.05)) is not None:
+                    if not self._stale(line):
+                        self.warnings.append(f"the engine wrote a line nobody asked for: {line[:120]!r}")
+            except (TimeoutError, ProtocolError, OSError):
+                pass
             try:
                 self._proc.send({"cmd": "stop"}, 1.0)
                 self._proc.popen.wait(timeout=2)
@@ -382,6 +386,21 @@ class CommandEngine(Engine):
         if proc is None:
             return {"errored": f"not run: {self.given_up}"}
         reply = self._exchange(proc, request)
+        if reply.get("crashed") and proc.answered:
+            # a process that had answered may have been dying before this request came: the
+            # crash is laid on the request only if a fresh process crashes on it too (either
+            # way it counts as one failure)
+            first = reply["errored"].removesuffix(" (the engine was restarted)")
+            self._drop(proc)
+            proc = self._ready()
+            if proc is None:
+                return {"errored": f"not run: {self.given_up}"}
+            reply = self._exchange(proc, request)
+            if not reply.get("fault") and "timeout" not in reply:
+                self._failure(first)
+                self.warnings.append(f"{request.get('case')}: {first} after answering earlier requests; a new"
+                                     " process answered the request")
+        reply.pop("crashed", None)
         if "errored" in reply and reply.get("fault") or "timeout" in reply:
             reason = reply.get("errored") or reply.get("timeout")
             self.faults.append(f"{request.get('case')}: {reason}")
@@ -389,6 +408,8 @@ class CommandEngine(Engine):
             self._failure(reason)
             reply.pop("fault", None)
         else:
+            if proc.answered:
+                self._failures = 0  # a process answered a second request: it is sound again
             proc.answered += 1
         return reply
 
@@ -414,21 +435,21 @@ class CommandEngine(Engine):
         seq = self._seq
         deadline = time.monotonic() + self.timeout
 
-        def fault(message: str) -> dict:
-            return {"errored": message + " (the engine was restarted)", "fault": True}
+        def fault(message: str, crashed: bool = False) -> dict:
+            return {"errored": message + " (the engine was restarted)", "fault": True, "crashed": crashed}
 
         try:
             proc.send({"cmd": "run", "seq": seq, **request}, self.timeout)
             while True:
                 line = proc.receive(max(deadline - time.monotonic(), 0.0))
                 if line is None:
-                    return fault(f"engine crashed: {proc.why_dead()}")
+                    return fault(f"engine crashed: {proc.why_dead()}", crashed=True)
                 if not self._stale(line):
                     break
         except TimeoutError:
             return {"timeout": f"no answer within {self.timeout:g} s; the engine was restarted"}
         except OSError:
-            return fault(f"engine crashed: {proc.why_dead()}")
+            return fault(f"engine crashed: {proc.why_dead()}", crashed=True)
         except ProtocolError as exc:
             return fault(str(exc))
         try:
