@@ -167,7 +167,7 @@ class _Process:
         return state + (f"; stderr: {tail}" if tail else "")
 
     def stop(self, grace: float = 2.0) -> None:
-        """Ask the driver to stop, then kill the process by its pid if it lingers."""
+        """Ask the driver to stop, then kill its process group if it lingers."""
         p = self.popen
         if p.poll() is None:
             try:
@@ -189,8 +189,8 @@ class _Process:
         p = self.popen
         if p.poll() is None:
             try:
-                os.kill(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
+                os.killpg(p.pid, signal.SIGKILL)  # its own session: the whole group goes
+            except (ProcessLookupError, PermissionError):
                 pass
             try:
                 p.wait(timeout=5)
