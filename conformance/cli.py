@@ -212,7 +212,9 @@ def cmd_run(args) -> int:
     print(f"engine: {info.get('name')} {info.get('version', '')}".rstrip())
     print(section_table(results))
     why = ""
-    if foot["given_up"]:
+    if foot["interrupted"]:
+        why = f" (interrupted by {foot['interrupted']})"
+    elif foot["given_up"]:
         why = f" (incomplete: {foot['given_up']})"
     elif foot["incomplete"]:
         why = " (incomplete)"
