@@ -52,9 +52,7 @@ from __future__ import annotations
 import collections
 import json
 import os
-import queue
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -62,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters import EngineUnavailable
+from conformance.process import EngineProcess, LineTooLong
 from conformance.engine import OPTION_UNSUPPORTED
 from conformance.model import (
     CUBE_ACTIONS, MOMENTS, OFF, SIDES, Cube, Match, ModelError, Position, apply_steps, effective_rules,
@@ -73,7 +72,7 @@ __all__ = ["GnubgEngine", "EngineUnavailable", "DRIVER"]
 #: The script gnubg runs; it lives next to this module.
 DRIVER = Path(__file__).with_name("gnubg_driver.py")
 
-MARKER = b"@@BGCONF "
+MARKER = "@@BGCONF "
 INSTALL_HINT = "install it with: apt-get update && apt-get install -y gnubg"
 _WINDOW = 16  # requests in flight at once; small enough never to fill the stdin pipe
 _FALLBACK_PATHS = ("/usr/games/gnubg", "/usr/local/games/gnubg")
@@ -105,97 +104,44 @@ def find_program(program: str | None = None) -> str:
     raise EngineUnavailable(f"GNU Backgammon not found: {where}; {INSTALL_HINT}")
 
 
-class _Process:
-    """One running gnubg with its reader threads."""
+class _Process(EngineProcess):
+    """One running gnubg (``conformance.process``: its own session, no reader threads);
+    its driver's replies are the stdout lines that carry MARKER."""
 
     def __init__(self, program: str) -> None:
-        self.popen = subprocess.Popen(
-            [program, "-t", "-q", "-r", "-p", str(DRIVER)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            start_new_session=True,  # a Ctrl-C meant for us does not reach it half-way
-        )
-        self.replies: queue.Queue = queue.Queue()
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        super().__init__([program, "-t", "-q", "-r", "-p", str(DRIVER)])
 
-    def _read_stdout(self) -> None:
-        stream = self.popen.stdout
-        try:
-            for raw in iter(stream.readline, b""):
-                at = raw.find(MARKER)
-                if at < 0:
-                    continue  # gnubg's banner or other chatter
-                try:
-                    self.replies.put(("reply", json.loads(raw[at + len(MARKER):])))
-                except ValueError:
-                    self.replies.put(("garbled", raw[:200].decode("utf-8", "replace")))
-        except (OSError, ValueError):
-            pass
-        self.replies.put(("eof", None))
-
-    def _read_stderr(self) -> None:
-        try:
-            for raw in iter(self.popen.stderr.readline, b""):
-                self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip())
-        except (OSError, ValueError):
-            pass
-
-    def send(self, message: dict) -> None:
-        line = json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
-        self.popen.stdin.write(line)
-        self.popen.stdin.flush()
+    def next_reply(self, timeout: float) -> tuple[str, Any]:
+        """``("reply", obj)``, ``("garbled", text)`` or ``("eof", None)``; gnubg's banner and
+        other chatter are skipped. Raises TimeoutError after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.receive(max(deadline - time.monotonic(), 0.0))
+            except LineTooLong:
+                return "garbled", "a line too long to read"
+            if line is None:
+                return "eof", None
+            at = line.find(MARKER)
+            if at < 0:
+                continue
+            try:
+                return "reply", json.loads(line[at + len(MARKER):])
+            except ValueError:
+                return "garbled", line[:200]
 
     def alive(self) -> bool:
         return self.popen.poll() is None
 
-    def why_dead(self) -> str:
-        rc = self.popen.poll()
-        if rc is None:
-            state = "still running"
-        elif rc < 0:
-            try:
-                state = f"killed by {signal.Signals(-rc).name}"
-            except ValueError:
-                state = f"killed by signal {-rc}"
-        else:
-            state = f"exited with status {rc}"
-        tail = " | ".join(line for line in self.stderr_tail if line.strip())[-400:]
-        return state + (f"; stderr: {tail}" if tail else "")
-
     def stop(self, grace: float = 2.0) -> None:
-        """Ask the driver to stop, then kill its process group if it lingers."""
-        p = self.popen
-        if p.poll() is None:
+        """Ask the driver to stop, then kill its process group and close the pipes."""
+        if self.popen.poll() is None:
             try:
-                self.send({"cmd": "stop", "id": None})
-                p.stdin.close()
-            except (OSError, ValueError):
+                self.send({"cmd": "stop", "id": None}, timeout=1.0)
+                self.popen.wait(timeout=grace)
+            except (OSError, ValueError, TimeoutError, subprocess.TimeoutExpired):
                 pass
-            try:
-                p.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        for stream in (p.stdin, p.stdout, p.stderr):
-            try:
-                stream.close()
-            except (OSError, ValueError):
-                pass
-
-    def kill(self) -> None:
-        p = self.popen
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)  # its own session: the whole group goes
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
+        self.kill()
 
 
 class GnubgEngine:
@@ -269,8 +215,8 @@ class GnubgEngine:
             deadline = time.monotonic() + self.timeout
             while (left := deadline - time.monotonic()) > 0:
                 try:
-                    what, obj = proc.replies.get(timeout=left)
-                except queue.Empty:
+                    what, obj = proc.next_reply(left)
+                except TimeoutError:
                     break
                 if what == "eof":
                     _wait_briefly(proc)
@@ -281,14 +227,12 @@ class GnubgEngine:
         except (OSError, ValueError) as exc:
             why = f"{exc}; {proc.why_dead()}"
         proc.kill()
-        proc.stop(grace=0)
         raise _Failure(f"gnubg does not start ({self.program}): {why}")
 
     def _discard(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None:
             proc.kill()
-            proc.stop(grace=0)
 
     # ------------------------------------------------------------ public API
 
@@ -441,8 +385,8 @@ class GnubgEngine:
                         outcome = f"gnubg timed out after {self.timeout:g} s"
                         break
                     try:
-                        what, obj = proc.replies.get(timeout=left)
-                    except queue.Empty:
+                        what, obj = proc.next_reply(left)
+                    except TimeoutError:
                         continue
                     if what == "eof":
                         _wait_briefly(proc)

@@ -1,0 +1,217 @@
+"""One engine process, the single place where bgconf runs and reads engine programs
+(the protocol's CommandEngine and the GNU Backgammon adapter both use it).
+
+The process runs in its own session (process group), so killing it kills every
+process it started, a shell wrapper's child included. Its stdout and stderr are
+non-blocking pipes read with ``selectors`` whenever bgconf waits for or writes to
+it: no reader threads, stderr drained continuously into a bounded tail, long lines
+read in linear time, and each process's pipes closed only after its whole group is
+killed and reaped, so nothing one process wrote can be read as another's. POSIX only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import selectors
+import signal
+import subprocess
+import time
+from collections import deque
+
+
+class LineTooLong(OSError):
+    """The engine wrote a stdout line longer than MAX_LINE_BYTES."""
+
+
+#: The longest stdout line bgconf reads from an engine (bytes); a longer one is a fault.
+MAX_LINE_BYTES = 256 * 1024 * 1024
+_CHUNK = 1 << 20
+#: The first stderr line that looks like an error is kept for crash reports (e.g. node's
+#: "Error: Cannot find module ..." sits in the middle of its output).
+_ERROR_LINE = re.compile(rb"(?i)\b(error|exception|traceback|fatal|panic|cannot|failed|not found)\b")
+_TAIL_LINES = 20
+_STDERR_LINE_BYTES = 400
+
+
+class _StderrTail:
+    """A bounded view of an engine's stderr: its first error-looking line and its last lines."""
+
+    def __init__(self) -> None:
+        self.first_error: str | None = None
+        self.tail: deque[bytes] = deque(maxlen=_TAIL_LINES)
+        self._partial = b""
+
+    def feed(self, data: bytes) -> None:
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()[-4 * _STDERR_LINE_BYTES:]
+        if self.first_error is None:
+            for line in lines:
+                if _ERROR_LINE.search(line[:4096]):
+                    self.first_error = _text(line)
+                    break
+        self.tail.extend(line[:_STDERR_LINE_BYTES] for line in lines[-_TAIL_LINES:] if line.strip())
+
+    def summary(self, last: int = 3) -> str:
+        """``first error line | ... | last lines`` (empty when the engine wrote nothing)."""
+        lines = [_text(x) for x in self.tail]
+        if self._partial.strip():
+            lines.append(_text(self._partial))
+        shown = lines[-last:]
+        if self.first_error and self.first_error not in shown:
+            shown = [self.first_error, "..."] + shown
+        return " | ".join(shown)
+
+
+def _text(raw: bytes) -> str:
+    return raw[:_STDERR_LINE_BYTES].decode("utf-8", "replace").rstrip()
+
+
+class EngineProcess:
+    """One engine process (``argv``) in its own session, read without threads.
+
+    ``receive(timeout)`` gives the next stdout line (None at end of output, TimeoutError
+    after ``timeout`` s, LineTooLong); ``send(message, timeout)`` writes one JSON line;
+    ``why_dead()`` says how it ended with its stderr; ``kill()`` ends its group.
+    Raises OSError when the program cannot be started.
+    """
+
+    def __init__(self, argv: list[str]):
+        self.argv = argv
+        self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+        self.pgid = self.popen.pid  # start_new_session: the engine leads its own group
+        self.answered = 0
+        self.stderr = _StderrTail()
+        self._out = bytearray()
+        self._scan = 0
+        self._stdout_eof = False
+        self._selector = selectors.DefaultSelector()
+        for stream in (self.popen.stdout, self.popen.stderr):
+            os.set_blocking(stream.fileno(), False)
+            self._selector.register(stream.fileno(), selectors.EVENT_READ, stream)
+        os.set_blocking(self.popen.stdin.fileno(), False)
+
+    # -- reading ------------------------------------------------------------------------
+    def _pump(self, timeout: float | None) -> None:
+        """Read whatever the engine has written (waiting at most ``timeout`` s for it)."""
+        if not self._selector.get_map():
+            if timeout:
+                time.sleep(min(timeout, 0.05))
+            return
+        for key, _ in self._selector.select(timeout):
+            self._read(key.fd, key.data)
+
+    def _read(self, fd: int, stream) -> None:
+        try:
+            data = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._selector.unregister(fd)
+            if stream is self.popen.stdout:
+                self._stdout_eof = True
+            return
+        if stream is self.popen.stderr:
+            self.stderr.feed(data)
+        else:
+            self._out += data
+
+    def _line(self) -> bytes | None:
+        at = self._out.find(b"\n", self._scan)
+        if at < 0:
+            self._scan = len(self._out)
+            if self._scan > MAX_LINE_BYTES:
+                raise LineTooLong(f"engine wrote a line longer than {MAX_LINE_BYTES // 2**20} MiB")
+            return None
+        line = bytes(self._out[:at])
+        del self._out[:at + 1]
+        self._scan = 0
+        return line
+
+    def receive(self, timeout: float) -> str | None:
+        """The next stdout line; None at end of output; raises TimeoutError after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._line()
+            if line is not None:
+                return line.decode("utf-8", "replace").rstrip("\r")
+            if self._stdout_eof:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self._pump(left)
+
+    def pending(self) -> str | None:
+        """A complete stdout line the engine wrote without being asked, if any (no wait)."""
+        self._pump(0)
+        line = self._line()
+        return None if line is None else line.decode("utf-8", "replace").rstrip("\r")
+
+    # -- writing ------------------------------------------------------------------------
+    def send(self, message: dict, timeout: float = 30.0) -> None:
+        """Write one JSON line, reading stdout and stderr meanwhile (an engine busy writing
+        cannot block us). Raises BrokenPipeError when the engine has gone, TimeoutError."""
+        data = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8"))
+        fd = self.popen.stdin.fileno()
+        deadline = time.monotonic() + timeout
+        while data:
+            try:
+                n = os.write(fd, data)
+                data = data[n:]
+                continue
+            except BlockingIOError:
+                pass
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            _r, writable, _x = select.select([], [fd], [], min(left, 0.05))
+            self._pump(0)
+
+    # -- the end ------------------------------------------------------------------------
+    def alive(self) -> bool:
+        return self.popen.poll() is None and not self._stdout_eof
+
+    def why_dead(self, when: str = "") -> str:
+        """How the process ended (exit code or signal), ``when`` (e.g. "before answering
+        start"), and what it said on stderr."""
+        try:
+            code = self.popen.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
+        end = time.monotonic() + 0.5
+        while self._selector.get_map() and time.monotonic() < end:  # what it wrote before dying
+            self._pump(0.05)
+        if code is None:
+            how = "closed its output"
+        elif code < 0:
+            try:
+                how = f"was killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+        else:
+            how = f"exited with code {code}"
+        said = self.stderr.summary()
+        return how + (f" {when}" if when else "") + (f"; stderr: {said}" if said else "")
+
+    def kill(self) -> None:
+        """Kill the engine's whole process group, reap it, close the pipes."""
+        try:
+            os.killpg(self.pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._selector.close()
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
