@@ -19,7 +19,7 @@ Faults (F)
 none             answer every request correctly (the quiet engine of the benchmark)
 crash            exit with code 7 without answering
 hang             sleep forever without answering
-garbage          write a line that is not JSON
+garbage          write a line that is not JSON (then the correct reply, as for the next three)
 not-object       write a JSON line that is not an object (``[1, 2, 3]``)
 wrong-seq        answer with a seq that was never sent (seq + 1000000)
 twice            send the correct reply twice (not a fault: the duplicate is ignored)
@@ -169,14 +169,19 @@ class Engine:
             sys.stderr.write(NODE_ERROR.format(stack=NODE_STACK))
             sys.stderr.flush()
             os._exit(1)
+        # a bad line is followed at once by the correct reply: it must not be read as the
+        # answer to this request, nor to the next one
+        correct = json.dumps(self.answer(msg)) if seq is not None else "{}"
         if fault == "garbage":
-            self.send(None, raw="this is not json {")
+            self.send(None, raw="this is not json {\n" + correct)
         elif fault == "not-object":
-            self.send(None, raw="[1, 2, 3]")
+            self.send(None, raw="[1, 2, 3]\n" + correct)
         elif fault == "wrong-seq":
-            self.send({**self.answer(msg), "seq": seq + 1000000} if seq is not None else {})
+            bad = {**self.answer(msg), "seq": seq + 1000000} if seq is not None else {}
+            self.send(None, raw=json.dumps(bad) + "\n" + correct)
         elif fault == "no-kind":
-            self.send({**self.answer(msg), "result": {"plays": []}, "errored": "both"})
+            self.send(None, raw=json.dumps({**self.answer(msg), "result": {"plays": []}, "errored": "both"})
+                      + "\n" + correct)
         elif fault == "errored-reply":
             self.send({"seq": seq, "errored": "the engine's own error"})
 
