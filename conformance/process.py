@@ -33,6 +33,7 @@ _CHUNK = 1 << 20
 #: "Error: Cannot find module ..." sits in the middle of its output).
 _ERROR_LINE = re.compile(rb"(?i)\b(error|exception|traceback|fatal|panic|cannot|failed|not found)\b")
 _TAIL_LINES = 20
+_SEARCHED = 256 * 1024  # where the first error line is looked for: the start of stderr
 _STDERR_LINE_BYTES = 400
 
 
@@ -43,16 +44,31 @@ class _StderrTail:
         self.first_error: str | None = None
         self.tail: deque[bytes] = deque(maxlen=_TAIL_LINES)
         self._partial = b""
+        self._searched = 0  # bytes looked at for the first error line
 
     def feed(self, data: bytes) -> None:
-        lines = (self._partial + data).split(b"\n")
-        self._partial = lines.pop()[-4 * _STDERR_LINE_BYTES:]
-        if self.first_error is None:
-            for line in lines:
-                if _ERROR_LINE.search(line[:4096]):
-                    self.first_error = _text(line)
-                    break
-        self.tail.extend(line[:_STDERR_LINE_BYTES] for line in lines[-_TAIL_LINES:] if line.strip())
+        """Take a chunk of stderr. The cost is bounded per chunk: the first error line is
+        looked for in the first _SEARCHED bytes only, and only the last lines are split."""
+        buf = self._partial + data
+        end = buf.rfind(b"\n")
+        if self.first_error is None and self._searched < _SEARCHED:
+            window = buf[:max(end, 0)][: _SEARCHED - self._searched]
+            self._searched += len(window)
+            found = _ERROR_LINE.search(window)
+            if found:
+                start = window.rfind(b"\n", 0, found.start()) + 1
+                stop = window.find(b"\n", found.start())
+                self.first_error = _text(window[start:stop if stop >= 0 else len(window)])
+        if end < 0:
+            self._partial = buf[-4 * _STDERR_LINE_BYTES:]
+            return
+        self._partial = buf[end + 1:][-4 * _STDERR_LINE_BYTES:]
+        start = end
+        for _ in range(_TAIL_LINES):  # the last lines only, however much was written
+            start = buf.rfind(b"\n", 0, start)
+            if start < 0:
+                break
+        self.tail.extend(line[:_STDERR_LINE_BYTES] for line in buf[start + 1:end].split(b"\n") if line.strip())
 
     def summary(self, last: int = 3) -> str:
         """``first error line | ... | last lines`` (empty when the engine wrote nothing)."""

@@ -191,18 +191,20 @@ class CommandEngine(Engine):
         if proc is None:
             return {"errored": f"not run: {self.given_up}"}
         reply = self._exchange(proc, request)
+        counted = False
         if reply.get("crashed") and proc.answered:
             # a process that had answered may have been dying before this request came: the
-            # crash is laid on the request only if a fresh process crashes on it too (either
-            # way it counts as one failure)
+            # death counts as one failure, and the crash is laid on the request only if a
+            # fresh process crashes on it too
             first = reply["errored"].removesuffix(" (the engine was restarted)")
             self._drop(proc)
+            self._failure(first)
+            counted = True
             proc = self._ready()
             if proc is None:
                 return {"errored": f"not run: {self.given_up}"}
             reply = self._exchange(proc, request)
             if not reply.get("fault") and "timeout" not in reply:
-                self._failure(first)
                 self.warnings.append(f"{request.get('case')}: {first} after answering earlier requests; a new"
                                      " process answered the request")
         reply.pop("crashed", None)
@@ -210,7 +212,8 @@ class CommandEngine(Engine):
             reason = reply.get("errored") or reply.get("timeout")
             self.faults.append(f"{request.get('case')}: {reason}")
             self._drop(proc)
-            self._failure(reason)
+            if not counted:
+                self._failure(reason)
             reply.pop("fault", None)
         else:
             if proc.answered:
