@@ -35,7 +35,6 @@ import argparse
 import functools
 import math
 import random
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
