@@ -177,7 +177,7 @@ def test_a_seed_fixes_the_run(larger_die_campaign):
 
 def test_exit_codes_for_engines_that_cannot_be_used(capsys, monkeypatch):
     assert main(["fuzz", "--engine", "cmd:/nonexistent/bg-engine"]) == 4
-    assert main(["fuzz", "--engine", "no-such-engine"]) == 2
+    assert main(["fuzz", "--engine", "no-such-engine"]) == 4
     # an engine that answers none of the kinds asked for
     monkeypatch.setenv("PYTHONPATH", str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     assert main(["fuzz", "--engine", "python:engines_for_tests:moves_only", "--kind", "game_result"]) == 2
