@@ -1,0 +1,83 @@
+"""The bundled suite on the reference engine, in this process: exit 0 iff every case passes.
+
+The test command of the mutation run (``tools/mutation/run.py``): cosmic-ray mutates one
+module of ``reference_impl/`` in a scratch copy of the repository and runs this script
+there; any other exit status kills the mutant. The script imports the ``conformance`` and
+``reference_impl`` beside it (the copy it lives in), never an installed bgconf.
+
+    python tools/mutation/suite_on_reference.py [--memory-mib 2048] [--cpu-seconds N]
+
+It caps its own address space (``RLIMIT_AS``, 2 GiB by default), so a mutant that allocates
+without end fails with MemoryError instead of taking the machine; ``--cpu-seconds`` caps its
+CPU time as well (run.py sets it a little above the per-mutant timeout, a backstop should the
+process outlive the run that started it).
+
+Exit status: 0 every case passes; 1 some case does not; 3 the engine does not load (the
+mutant is incompetent, a line starting with ``MARK`` says so) or the suite does not load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MARK = "bgconf-mutation:"
+EXIT_PASS, EXIT_FAIL, EXIT_NOT_RUN = 0, 1, 3
+
+
+def _cap(kind: int, value: int) -> None:
+    _soft, hard = resource.getrlimit(kind)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(kind, (value, hard))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memory-mib", type=int, default=2048, help="address space cap (default 2048)")
+    parser.add_argument("--cpu-seconds", type=int, default=0, help="CPU time cap (default none)")
+    args = parser.parse_args(argv)
+    _cap(resource.RLIMIT_AS, args.memory_mib << 20)
+    if args.cpu_seconds > 0:
+        _cap(resource.RLIMIT_CPU, args.cpu_seconds)
+
+    sys.path.insert(0, str(ROOT))
+    try:  # the mutated module is executed here: whatever it raises, the engine did not load
+        import reference_impl.check
+        import reference_impl.game
+        import reference_impl.movegen
+        import reference_impl.perft
+        from conformance.adapters.reference import ReferenceEngine
+    except Exception as exc:  # noqa: BLE001
+        print(f"{MARK} incompetent: the engine does not load: {type(exc).__name__}: {exc}")
+        return EXIT_NOT_RUN
+    if not Path(reference_impl.movegen.__file__).resolve().is_relative_to(ROOT):
+        print(f"{MARK} setup: reference_impl was imported from {reference_impl.movegen.__file__}, not from {ROOT}")
+        return EXIT_NOT_RUN
+
+    from conformance.cases import load_suite
+    from conformance.runner import run_cases
+
+    suite = load_suite()
+    if suite.errors or not suite.cases:
+        print(f"{MARK} setup: the bundled suite does not load ({len(suite.errors)} errors, {len(suite.cases)} cases)")
+        return EXIT_NOT_RUN
+    results = run_cases(ReferenceEngine(), suite.cases)
+    bad = [r for r in results if r.status != "pass"]
+    if not bad:
+        print(f"all {len(results)} cases pass")
+        return EXIT_PASS
+    print(f"{len(bad)} of {len(results)} cases do not pass:")
+    for r in bad[:10]:
+        message = " ".join(str(r.outcome.message).split())
+        print(f"  {r.case.id} ({r.status}): {message[:200]}")
+    if len(bad) > 10:
+        print(f"  ... and {len(bad) - 10} more")
+    return EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main())
