@@ -29,8 +29,13 @@ _err = err
 _Stop = CommandExit
 
 
-def _load(paths):
-    suite = load_suite([Path(p) for p in paths] if paths else None)
+def _load(paths, progress=None, max_bytes=None):
+    """The loaded suite, its errors printed; a bad BGCONF_MAX_CASE_FILE_BYTES exits 2."""
+    try:
+        suite = load_suite([Path(p) for p in paths] if paths else None, progress=progress, max_bytes=max_bytes)
+    except ValueError as exc:
+        _err(str(exc))
+        raise _Stop(EXIT_USAGE) from None
     for e in suite.errors:
         print(f"error: {e}", file=sys.stderr)
     return suite
@@ -352,7 +357,22 @@ def recheck_on_reference(cases: list[Case]) -> list[str]:
 
 
 def cmd_validate(args) -> int:
-    suite = _load(args.paths)
+    progress = None
+    if sys.stderr.isatty():  # one line rewritten in place; nothing of it in logs or pipes
+        shown = {"at": 0.0, "width": 0}
+
+        def progress(done: int, total: int, cases: int) -> None:
+            now = time.monotonic()
+            if done < total and now - shown["at"] < 0.1:
+                return
+            shown["at"] = now
+            line = f"validating: {done}/{total} files, {_n(cases, 'case')} so far"
+            sys.stderr.write("\r" + line.ljust(shown["width"]))
+            shown["width"] = len(line)
+            if done == total:
+                sys.stderr.write("\r" + " " * shown["width"] + "\r")
+            sys.stderr.flush()
+    suite = _load(args.paths, progress=progress, max_bytes=args.max_file_size)
     problems = [] if args.no_reference else recheck_on_reference(suite.cases)
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
@@ -635,6 +655,14 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("report", metavar="REPORT.jsonl")
     exp.set_defaults(func=cmd_expectations)
 
+    def _file_size(text: str) -> int:
+        from .cases import parse_size
+
+        try:
+            return parse_size(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
     val = sub.add_parser("validate", help="check case files (schema, semantics, expected values)",
                          description="Check case files: YAML, the JSON Schema, semantic checks (valid "
                                      "positions, notation, anchors, tags, unique ids), then re-check every "
@@ -642,6 +670,9 @@ def build_parser() -> argparse.ArgumentParser:
                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     val.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: the bundled suite)")
     val.add_argument("--no-reference", action="store_true", help="skip the re-check on the reference engine")
+    val.add_argument("--max-file-size", type=_file_size, metavar="SIZE",
+                     help="refuse case files larger than SIZE (bytes, or e.g. 20MB; default 5MB, or"
+                          " BGCONF_MAX_CASE_FILE_BYTES when set)")
     val.set_defaults(func=cmd_validate)
 
     lst = sub.add_parser("list", help="list cases: id, kind, spec anchors, title")
