@@ -75,6 +75,7 @@ class RunRecord:
     def __init__(self, info, suite, results, lines, stale, interrupted):
         self.info, self.suite, self.results, self.lines = info, suite, results, lines
         self.stale, self.interrupted = stale, interrupted
+        self.report_error: str | None = None
 
     @property
     def footer(self) -> dict:
@@ -111,7 +112,16 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
         except ExpectationsError as exc:
             _err(str(exc))
             raise _Stop(EXIT_USAGE) from None
-    engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
+    try:
+        writer = ReportWriter(outputs.get("--report"))
+    except OSError as exc:
+        _err(f"--report {outputs.get('--report')}: cannot write there: {exc.strerror or exc}")
+        raise _Stop(EXIT_USAGE) from None
+    try:
+        engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
+    except _Stop:
+        writer.close()
+        raise
     from .cases import CAPABILITIES
 
     odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
@@ -122,12 +132,6 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
         from .scenarios import variants
 
         chosen = chosen + [v for c in chosen for v in variants(c, info)]
-    try:
-        writer = ReportWriter(outputs.get("--report"))
-    except OSError as exc:
-        engine.close()
-        _err(f"--report {outputs.get('--report')}: cannot write there: {exc.strerror or exc}")
-        raise _Stop(EXIT_USAGE) from None
     picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, getattr(args, "scenarios", False))
     results: list = []
 
@@ -157,11 +161,15 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
     writer.close()
     for w in warnings:
         _err(f"warning: {w}")
+    if writer.error:
+        _err(f"--report {outputs.get('--report')}: could not be written: {writer.error}")
     gone = stale(expectations, {c.id for c in suite.cases}) if expectations else []
-    return RunRecord(info, suite, results, writer.lines, gone, interrupted)
+    record = RunRecord(info, suite, results, writer.lines, gone, interrupted)
+    record.report_error = writer.error
+    return record
 
 
-def _write_outputs(args, lines, outputs: dict[str, str | None]) -> None:
+def _write_outputs(args, lines, outputs: dict[str, str | None]) -> bool:
     """The renderings other than the report (already written case by case)."""
     from . import render
 
@@ -172,9 +180,11 @@ def _write_outputs(args, lines, outputs: dict[str, str | None]) -> None:
         "--html": lambda: render.html_certificate(lines, profile),
         "--badge": lambda: json.dumps(render.badge(lines, profile), indent=2) + "\n",
     }
+    ok = True
     for option, make in makers.items():
         if outputs.get(option):
-            write_text(option, outputs[option], make())
+            ok = write_text(option, outputs[option], make()) and ok
+    return ok
 
 
 def _finish(record: RunRecord, code: int) -> int:
@@ -195,7 +205,7 @@ def cmd_run(args) -> int:
     except _Stop as stop:
         return stop.code
     results, lines, info = record.results, record.lines, record.info
-    _write_outputs(args, lines, outputs)
+    written = _write_outputs(args, lines, outputs) and not record.report_error
     bad = [r for r in results if r.status in ("fail", "errored", "timeout", "xpass")]
     for r in bad[: args.max_failures]:
         print(failure_text(r, args.engine))
@@ -226,6 +236,8 @@ def cmd_run(args) -> int:
     print(summary_line(results, foot["wall_s"]) + why)
     if bad or foot["incomplete"] or record.stale:
         return _finish(record, EXIT_FAILED)
+    if not written:
+        return _finish(record, EXIT_USAGE)
     return _finish(record, EXIT_BAD_CASES if record.suite.errors else EXIT_OK)
 
 
@@ -248,23 +260,34 @@ def cmd_certify(args) -> int:
              " a subset. Run the subset with bgconf run (--report, --html: marked partial, not a certificate)")
         return EXIT_USAGE
     out = Path(args.out)
-    name = f"{args.engine.replace(':', '_').replace('/', '_').replace(' ', '_')}-{args.profile}"
+    name = f"{args.engine.replace(':', '_').replace('/', '_').replace(' ', '_')[:80]}-{args.profile}"
     outputs = {f"--{kind}": str(out / f"{name}.{suffix}") for kind, suffix in RENDERINGS.items()}
     try:
         check_outputs({"--out": args.out}, directories=("--out",))
         record = _execute(args, outputs)
     except _Stop as stop:
         return stop.code
-    _write_outputs(args, record.lines, outputs)
+    written = _write_outputs(args, record.lines, outputs) and not record.report_error
     v = render.verdict(record.lines, args.profile)
     for message in record.stale:
         print(f"error: {message}", file=sys.stderr)
     print(render.markdown(record.lines, args.profile), end="")
     print(f"certificate: {outputs['--html']}")
+    if not written:
+        return _finish(record, EXIT_USAGE)
     return _finish(record, EXIT_OK if v["certified"] and not record.stale else EXIT_FAILED)
 
 
 def verify_certificate(path: str) -> int:
+    """See ``_verify``; a report of the wrong shape is exit 2 with one line."""
+    try:
+        return _verify(path)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        _err(f"--verify {path}: not a bgconf report of the expected shape ({type(exc).__name__}: {exc})")
+        return EXIT_USAGE
+
+
+def _verify(path: str) -> int:
     """Re-check a certificate's report against the bundled suite: same suite version and
     content hash, a full selection, every case of the profile present once and judged,
     a complete run, and the verdict. Exit 0 when it holds, 1 when it does not, 2 when
@@ -292,6 +315,17 @@ def verify_certificate(path: str) -> int:
                         " the released ones")
     if not picked.get("full"):
         problems.append(f"the run was narrowed ({render.narrowing(picked) or 'selection not recorded'})")
+    from .profiles import PROFILES
+
+    if profile not in PROFILES:
+        _err(f"--verify {path}: profile {profile!r} is not one of {', '.join(PROFILES)}")
+        return EXIT_USAGE
+    levels = {c.id: c.level for c in suite.cases}
+    relevelled = sorted(c["id"] for c in cases if c["id"] in levels and c.get("level", "must") != levels[c["id"]])
+    if relevelled:
+        problems.append(f"case level(s) differ from the suite's: {', '.join(relevelled[:5])}")
+    if foot and (foot.get("interrupted") or foot.get("given_up")) and not foot.get("incomplete"):
+        problems.append("the footer says interrupted or given up but not incomplete")
     want = {c.id for c in suite.cases if in_profile(c, profile)}
     seen = Counter(c["id"] for c in cases if not c.get("scenario"))
     missing = sorted(want - set(seen))
@@ -440,6 +474,10 @@ def cmd_show(args) -> int:
 def cmd_new_id(args) -> int:
     suite = load_suite()
     used = {c.id for c in suite.cases} | set(resources.retired_ids())
+    free = len(ID_ALPHABET) ** 4 - len(used)
+    if args.count > free:
+        _err(f"only {free} ids are free; ask for fewer")
+        return EXIT_USAGE
     made = set()
     while len(made) < args.count:
         cid = "bg-" + "".join(secrets.choice(ID_ALPHABET) for _ in range(4))
@@ -516,7 +554,8 @@ def certification_table(engines: list[str]) -> str:
             results = run_cases(engine, suite.cases)
         finally:
             engine.close()
-        lines = [header(info, suite.content_hash)] + [case_line(r, name) for r in results]
+        lines = ([header(info, suite.content_hash)] + [case_line(r, name) for r in results]
+                 + [footer(results, 0.0, given_up=getattr(engine, "given_up", None))])
         counts = {k: sum(r.status == k for r in results) for k in ("pass", "fail", "errored", "unsupported")}
         verdicts = []
         for profile in ("movement", "money", "match"):
@@ -575,7 +614,11 @@ def cmd_serve(args) -> int:
     except Exception as exc:  # the factory failed, or returned something that is not an engine
         _err(f"engine {args.engine!r} could not start: {str(exc).strip() or type(exc).__name__}")
         return EXIT_NO_ENGINE
-    return serve(engine)
+    protocol_out, sys.stdout = sys.stdout, sys.stderr  # the engine's own prints go to stderr
+    try:
+        return serve(engine, stdout=protocol_out)
+    finally:
+        sys.stdout = protocol_out
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -728,6 +771,11 @@ def main(argv: list[str] | None = None) -> int:
     what they had answered first."""
     from .cliutil import EXIT_SIGNAL
 
+    for stream in (sys.stdout, sys.stderr):  # an engine's odd text is printed escaped, never a crash
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -66,6 +66,14 @@ def positive_float(text: str) -> float:
     return value
 
 
+def timeout_seconds(text: str) -> float:
+    """A timeout: a finite number > 0 and at most one day (argparse type)."""
+    value = positive_float(text)
+    if value > 86400:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than a day (86400 s)")
+    return value
+
+
 def _int(text: str, least: int) -> int:
     try:
         value = int(text)
@@ -89,7 +97,7 @@ def count(text: str) -> int:
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
     """``--timeout`` and ``--max-restarts``, for every command that runs an engine behind
     the protocol (spec/protocol.md, Faults)."""
-    parser.add_argument("--timeout", type=positive_float, metavar="S",
+    parser.add_argument("--timeout", type=timeout_seconds, metavar="S",
                         help="seconds per request for engines behind the protocol (default 10, or BGCONF_TIMEOUT)")
     parser.add_argument("--max-restarts", type=positive_int, metavar="N",
                         help="give the engine up after N consecutive failures (crash, hang, protocol fault,"
@@ -101,9 +109,17 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 def output_problem(path: str | Path, directory: bool = False) -> str | None:
     """Why ``path`` cannot be written, or None. Missing folders are allowed when the
     nearest existing one is a writable folder (they are created when written)."""
-    target = Path(path)
-    if str(path).strip() == "":
+    try:
+        return _output_problem(Path(path), str(path), directory)
+    except OSError as exc:  # a name too long, a symlink loop...
+        return exc.strerror or str(exc)
+
+
+def _output_problem(target: Path, path: str, directory: bool) -> str | None:
+    if path.strip() == "":
         return "an empty path"
+    if target.is_symlink() and not target.exists():
+        return f"{path} is a link to nothing"
     if target.exists():
         if directory and not target.is_dir():
             return f"{path} exists and is not a directory"
@@ -113,6 +129,8 @@ def output_problem(path: str | Path, directory: bool = False) -> str | None:
             return f"{path} is not writable"
     folder = target if directory and target.is_dir() else target.parent
     while not folder.exists():
+        if folder.is_symlink():
+            return f"{folder} is a link to nothing"
         if folder.parent == folder:
             break
         folder = folder.parent
@@ -129,9 +147,18 @@ def output_problem(path: str | Path, directory: bool = False) -> str | None:
 def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> None:
     """Check every output path (option name -> path) before any work starts; print one
     line and raise CommandExit(2) for the first that cannot be written."""
+    seen: dict[str, str] = {}
     for option, path in outputs.items():
         if path is None:
             continue
+        try:
+            key = os.path.realpath(path)
+        except (OSError, ValueError):
+            key = str(path)
+        if key in seen:
+            err(f"{option} {path}: the same file as {seen[key]}; give each output its own path")
+            raise CommandExit(EXIT_USAGE)
+        seen[key] = option
         problem = output_problem(path, directory=option in directories)
         if problem:
             err(f"{option} {path}: cannot write there: {problem}")

@@ -141,6 +141,9 @@ def compare(case: Case, reply: dict, strict_sets: bool = False) -> Outcome:
             return _compare_perft(case, result)
     except BadAnswer as exc:
         return Outcome("errored", f"invalid answer: {exc}", got=_short(result))
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        return Outcome("errored", f"invalid answer: result {_short(result)} has the wrong shape for a"
+                                  f" {case.kind} answer ({type(exc).__name__}: {exc})", got=_short(result))
     return Outcome("unsupported", f"no comparison for kind {case.kind}")
 
 

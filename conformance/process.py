@@ -95,6 +95,26 @@ def _grow_pipe(fd: int) -> None:
         pass
 
 
+def _groups_of_session(sid: int) -> set[int]:
+    """The process groups of the processes in session ``sid`` (Linux /proc; elsewhere none)."""
+    groups = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return groups
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 4 and int(fields[3]) == sid:  # after comm: state ppid pgrp session
+            groups.add(int(fields[2]))
+    return groups
+
+
 class EngineProcess:
     """One engine process (``argv``) in its own session, read without threads.
 
@@ -148,6 +168,9 @@ class EngineProcess:
         else:
             self._out += data
 
+    def _line_ready(self) -> bool:
+        return self._out.find(b"\n", self._scan) >= 0
+
     def _line(self) -> bytes | None:
         at = self._out.find(b"\n", self._scan)
         if at < 0:
@@ -172,7 +195,14 @@ class EngineProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
-            self._pump(left)
+            if self.popen.poll() is not None:
+                # the engine has exited; what it wrote is read, and a process it left behind
+                # that still holds its output open does not turn the crash into a hang
+                self._pump(0.05)
+                if self._line_ready() or not self._selector.get_map():
+                    continue
+                return None
+            self._pump(min(left, 0.25))
 
     def pending(self) -> str | None:
         """A complete stdout line the engine wrote without being asked, if any (no wait)."""
@@ -227,11 +257,13 @@ class EngineProcess:
         return how + (f" {when}" if when else "") + (f"; stderr: {said}" if said else "")
 
     def kill(self) -> None:
-        """Kill the engine's whole process group, reap it, close the pipes."""
-        try:
-            os.killpg(self.pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        """Kill the engine's whole session (its group, and groups a job-control shell made
+        inside it), reap it, close the pipes."""
+        for pgid in {self.pgid, *_groups_of_session(self.pgid)}:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:

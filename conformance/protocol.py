@@ -34,10 +34,29 @@ from .engine import Engine
 from .process import EngineProcess as _Process, LineTooLong
 
 PROTOCOL = 1
+#: The longest timeout bgconf accepts (seconds): one day.
+MAX_TIMEOUT = 86400.0
 
 
 class ProtocolError(RuntimeError):
     """The engine process broke the protocol or could not be started."""
+
+
+def _hello_problem(hello: dict) -> str | None:
+    """What is wrong with the shape of a hello (spec/protocol.md, start), or None."""
+    def strings(value) -> bool:
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+    if "capabilities" in hello and not strings(hello["capabilities"]):
+        return f"capabilities is {str(hello['capabilities'])[:80]}, not a list of names"
+    options = hello.get("rule_options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, list) for v in options.values()):
+        return f"rule_options is {str(options)[:80]}, not an object of option: [values]"
+    if "position_formats" in hello and not strings(hello["position_formats"]):
+        return f"position_formats is {str(hello['position_formats'])[:80]}, not a list of names"
+    if "engine" in hello and not isinstance(hello["engine"], dict):
+        return f"engine is {str(hello['engine'])[:80]}, not an object"
+    return None
 
 
 class CommandEngine(Engine):
@@ -87,6 +106,13 @@ class CommandEngine(Engine):
             raise ProtocolError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         self._started += 1
         try:
+            return self._handshake(proc)
+        except BaseException:  # an interruption during the handshake must not leave it running
+            proc.kill()
+            raise
+
+    def _handshake(self, proc: _Process) -> _Process:
+        try:
             proc.send({"cmd": "start", "protocol": PROTOCOL, "suite": __version__}, self.timeout)
             line = proc.receive(self.timeout)
         except TimeoutError:
@@ -100,13 +126,17 @@ class CommandEngine(Engine):
             raise ProtocolError(f"engine {why}")
         try:
             hello = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             proc.kill()
             raise ProtocolError(f"the answer to start is not JSON: {line[:120]!r}") from None
-        if not isinstance(hello, dict) or hello.get("protocol") != PROTOCOL:
+        if not isinstance(hello, dict) or hello.get("protocol") is True or hello.get("protocol") != PROTOCOL:
             proc.kill()
             raise ProtocolError(f"engine speaks protocol {hello.get('protocol') if isinstance(hello, dict) else '?'}"
                                 f", bgconf speaks {PROTOCOL}")
+        problem = _hello_problem(hello)
+        if problem:
+            proc.kill()
+            raise ProtocolError(f"the answer to start is malformed: {problem}")
         info = {**(hello.get("engine") if isinstance(hello.get("engine"), dict) else {}),
                 "capabilities": hello.get("capabilities", []),
                 "rule_options": hello.get("rule_options", {}),
@@ -230,7 +260,7 @@ class CommandEngine(Engine):
         ignored, with a warning)."""
         try:
             reply = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         if isinstance(reply, dict) and isinstance(reply.get("seq"), int) and reply["seq"] in self._answered:
             self.warnings.append(f"the engine answered seq {reply['seq']} more than once; the later reply"
@@ -262,16 +292,20 @@ class CommandEngine(Engine):
             return fault(str(exc))
         try:
             reply = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return fault(f"engine wrote a line that is not JSON: {line[:160]!r}")
         if not isinstance(reply, dict):
             return fault(f"engine wrote {line[:160]!r}, not a JSON object")
-        if reply.get("seq") != seq:
+        if reply.get("seq") != seq or isinstance(reply.get("seq"), bool):
             return fault(f"engine answered seq {reply.get('seq')!r} to request seq {seq}")
         self._answered.add(seq)
         kinds = [k for k in ("result", "unsupported", "errored") if k in reply]
         if len(kinds) != 1:
             return fault(f"a reply has exactly one of result, unsupported, errored: {line[:160]!r}")
+        if kinds[0] == "unsupported":
+            # the engine's own words: never read as bgconf's reasons for not asking (which a
+            # certificate leaves out); an engine that declines a case it was asked counts
+            return {"unsupported": f"the engine declined: {str(reply['unsupported'])[:300]}"}
         return {kinds[0]: reply[kinds[0]]}
 
 
@@ -333,7 +367,7 @@ def env_timeout() -> float:
         value = float(os.environ.get("BGCONF_TIMEOUT", "10"))
     except ValueError:
         return 10.0
-    return value if math.isfinite(value) and value > 0 else 10.0
+    return value if math.isfinite(value) and 0 < value <= MAX_TIMEOUT else 10.0
 
 
 def env_max_restarts() -> int:

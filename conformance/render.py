@@ -51,9 +51,11 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
             return False
         if c["status"] != "unsupported":
             return True
-        message = c.get("message", "")
+        message = str(c.get("message", ""))
         if message.startswith(OPTION_UNSUPPORTED):
-            return False
+            # a value the engine does not offer is left out, unless it is the standard rule
+            # (the option's default): an engine must play by the standard rules to certify
+            return _is_default_value(message[len(OPTION_UNSUPPORTED):].strip())
         if required is not None and message.startswith(CAPABILITY_UNSUPPORTED):
             caps = message[len(CAPABILITY_UNSUPPORTED):].strip().split(", ")
             return any(cap in required for cap in caps)
@@ -76,9 +78,17 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
         why = "no must case in the profile"
     else:
         why = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "pass") + " of the must cases"
-    complete = bool(footer) and not footer.get("incomplete")
+    complete = bool(footer) and not (footer.get("incomplete") or footer.get("interrupted") or footer.get("given_up"))
     return {"certified": bool(must) and passed == len(must) and complete and not partial,
             "partial": bool(partial), "why": why, "must": len(must), "must_passed": passed}
+
+
+def _is_default_value(setting: str) -> bool:
+    """Whether ``name=value`` (as the runner writes it) sets a rule option to its default."""
+    from .model import RULE_DEFAULTS
+
+    name, _, value = setting.partition("=")
+    return name in RULE_DEFAULTS and value == repr(RULE_DEFAULTS[name])
 
 
 def narrowing(selection: dict) -> str:

@@ -94,20 +94,30 @@ class ReportWriter:
 
     def __init__(self, path: str | Path | None):
         self.lines: list[dict] = []
+        self.error: str | None = None
         self._file: IO[str] | None = None
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._file = open(path, "w", encoding="utf-8")
 
     def write(self, line: dict) -> None:
+        """Keep and write one line; a write that fails (a full disk) is kept in ``error``
+        and later lines stay in memory only."""
         self.lines.append(line)
         if self._file is not None:
-            self._file.write(json.dumps(line) + "\n")
-            self._file.flush()
+            try:
+                self._file.write(json.dumps(line) + "\n")
+                self._file.flush()
+            except OSError as exc:
+                self.error = exc.strerror or str(exc)
+                self.close()
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:
+                self.error = self.error or exc.strerror or str(exc)
             self._file = None
 
 
