@@ -2,7 +2,7 @@
 
 Every problem becomes a ``CaseError`` that names the file, the line, the case id
 and what to change; a bad case never stops the other cases or files from
-loading (DESIGN.md section 5).
+loading (the format: spec/schema/case.schema.json).
 
 Input is bounded: a file over the size limit (``max_file_bytes``) is not read,
 and YAML anchors and aliases are refused on the parser's events, before anything
@@ -127,7 +127,7 @@ class Case:
         return self.spec[0].split(".", 1)[0]
 
     def request(self) -> dict:
-        """The engine request for this case (a plain, JSON-able dict; DESIGN.md §6).
+        """The engine request for this case (a plain, JSON-able dict; spec/protocol.md, run).
 
         ``rules`` carries every rule option, defaults filled in."""
         req: dict = {"kind": self.kind, "case": self.id, "rules": dict(self.effective_rules)}

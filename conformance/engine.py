@@ -1,4 +1,4 @@
-"""The engine interface and how engines are found (DESIGN.md section 6).
+"""The engine interface and how engines are found (spec/protocol.md gives the same requests on the wire).
 
 A request is a plain dict such as::
 

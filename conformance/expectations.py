@@ -1,4 +1,4 @@
-"""Expectations files: an engine's known failures, strict (DESIGN.md section 8).
+"""Expectations files: an engine's known failures, strict (README, Your own engine).
 
 Format (YAML)::
 

@@ -89,7 +89,7 @@ def _passed(position: Position, me: list[int], opp: list[int]) -> Position:
 
 def result_position(position: Position, play: Any) -> Position:
     """The resulting position of one play of an engine's answer (a step list, notation
-    or a board-form position), applied with physical checks only (DESIGN.md section 4).
+    or a board-form position), applied with physical checks only (the play notation of spec/rules.md, format section).
     A step list takes a fast path; anything odd goes through ``play_to_position`` for
     its error message. Raises BadAnswer."""
     if isinstance(play, (list, tuple)):

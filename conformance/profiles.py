@@ -1,4 +1,4 @@
-"""Profiles: what a certificate covers (DESIGN.md section 7).
+"""Profiles: what a certificate covers (README, Certification).
 
 - ``movement``: checker play: legal plays, play checks, applied plays.
 - ``money``: movement plus scoring, the cube, the opening roll and session

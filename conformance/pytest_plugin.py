@@ -1,4 +1,4 @@
-"""pytest plugin (entry point ``pytest11``; DESIGN.md section 9).
+"""pytest plugin (entry point ``pytest11``; README, pytest).
 
 - ``pytest --bg-engine E`` adds the bundled suite as test items with node ids
   ``cases/<file>.yaml::<id>``; ``-k``, ``-m``, ``--deselect`` and

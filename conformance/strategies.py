@@ -208,7 +208,7 @@ class Example:
     scenario: str = ""
 
     def request(self, case_id: str = "fuzz") -> dict:
-        """The engine request (DESIGN.md section 6); ``rules`` with defaults filled in."""
+        """The engine request (spec/protocol.md, run); ``rules`` with defaults filled in."""
         req: dict[str, Any] = {"kind": self.kind, "case": case_id, "rules": {**RULE_DEFAULTS, **self.rules},
                                "position": self.position.to_wire()}
         if self.dice is not None:

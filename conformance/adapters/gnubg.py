@@ -7,7 +7,7 @@ the lines that start with ``@@BGCONF ``). One process serves any number of reque
 started lazily, restarted if it dies, and a request that crashes or hangs it is answered
 ``{"errored": ...}`` while the rest of the batch goes on.
 
-Requests and replies are the plain dicts of DESIGN.md section 6. Positions are in the board
+Requests and replies are the plain dicts of spec/protocol.md. Positions are in the board
 form: ``{"on_roll": "x", "x": {"points": {24: 2, 13: 5, ...}, "bar": 0, "off": 0}, "o": {...}}``,
 each side in its own numbering (points 1..24; keys may be ints or strings; ``off`` is derived
 and ignored on input). ``"start"`` and ``{"gnubg_id": "..."}`` (on roll: ``on_roll`` if given,

@@ -1,6 +1,6 @@
 """The spec's data types: positions, dice, plays, notation and codecs.
 
-Imports nothing else of bgconf (DESIGN.md section 1).
+Imports nothing else of bgconf: it is the bottom layer (model <- reference_impl <- harness <- CLI).
 """
 
 from .errors import CodecError, DiceError, FalseHitMark, ModelError, NotationError, PositionError
