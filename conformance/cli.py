@@ -25,17 +25,13 @@ COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz"]
 #: the renderings of a run: option -> file suffix of certify's outputs
 RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
 
-_err = err
-_Stop = CommandExit
-
-
 def _load(paths, progress=None, max_bytes=None):
     """The loaded suite, its errors printed; a bad BGCONF_MAX_CASE_FILE_BYTES exits 2."""
     try:
         suite = load_suite([Path(p) for p in paths] if paths else None, progress=progress, max_bytes=max_bytes)
     except ValueError as exc:
-        _err(str(exc))
-        raise _Stop(EXIT_USAGE) from None
+        err(str(exc))
+        raise CommandExit(EXIT_USAGE) from None
     for e in suite.errors:
         print(f"error: {e}", file=sys.stderr)
     return suite
@@ -49,21 +45,21 @@ def _check_anchors(spec: list[str] | None) -> None:
     sections = sorted({a.split(".", 1)[0] for a in clauses})
     for s in spec:
         if s not in clauses and s not in sections:
-            _err(f"--spec {s}: no such spec anchor or section; sections: {', '.join(sections)}"
+            err(f"--spec {s}: no such spec anchor or section; sections: {', '.join(sections)}"
                  " (anchors: bgconf list shows them per case)")
-            raise _Stop(EXIT_USAGE)
+            raise CommandExit(EXIT_USAGE)
 
 
 def _suite_for(args):
     """The loaded suite, or exit: 2 when no case file was found, 3 when none loaded."""
     suite = _load(args.cases)
     if not suite.files:
-        _err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")
-        raise _Stop(EXIT_USAGE)
+        err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")
+        raise CommandExit(EXIT_USAGE)
     if not suite.cases:
-        _err("no case could be loaded (the errors are above)" if suite.errors
+        err("no case could be loaded (the errors are above)" if suite.errors
              else f"no case in {', '.join(args.cases or ['the bundled suite'])}")
-        raise _Stop(EXIT_BAD_CASES if suite.errors else EXIT_USAGE)
+        raise CommandExit(EXIT_BAD_CASES if suite.errors else EXIT_USAGE)
     return suite
 
 
@@ -97,36 +93,36 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
     if args.case:
         unknown = set(args.case) - {c.id for c in suite.cases}
         if unknown:
-            _err(f"unknown case id(s): {', '.join(sorted(unknown))} (bgconf list shows the ids)")
-            raise _Stop(EXIT_USAGE)
+            err(f"unknown case id(s): {', '.join(sorted(unknown))} (bgconf list shows the ids)")
+            raise CommandExit(EXIT_USAGE)
     if args.profile:
         chosen = [c for c in chosen if in_profile(c, args.profile)]
     if not chosen:
-        _err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
+        err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
              f" anchors and tags; tags: {', '.join(sorted(resources.registered_tags()))}")
-        raise _Stop(EXIT_USAGE)
+        raise CommandExit(EXIT_USAGE)
     expectations = None
     if args.expectations:
         try:
             expectations = load(args.expectations)
         except ExpectationsError as exc:
-            _err(str(exc))
-            raise _Stop(EXIT_USAGE) from None
+            err(str(exc))
+            raise CommandExit(EXIT_USAGE) from None
     try:
         writer = ReportWriter(outputs.get("--report"))
     except OSError as exc:
-        _err(f"--report {outputs.get('--report')}: cannot write there: {exc.strerror or exc}")
-        raise _Stop(EXIT_USAGE) from None
+        err(f"--report {outputs.get('--report')}: cannot write there: {exc.strerror or exc}")
+        raise CommandExit(EXIT_USAGE) from None
     try:
         engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
-    except _Stop:
+    except CommandExit:
         writer.close()
         raise
     from .cases import CAPABILITIES
 
     odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
     if odd:
-        _err(f"warning: engine declares unknown capabilities {', '.join(map(repr, odd))};"
+        err(f"warning: engine declares unknown capabilities {', '.join(map(repr, odd))};"
              f" known: {', '.join(sorted(CAPABILITIES))}")
     if getattr(args, "scenarios", False):
         from .scenarios import variants
@@ -160,9 +156,9 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
                         warnings=warnings))
     writer.close()
     for w in warnings:
-        _err(f"warning: {w}")
+        err(f"warning: {w}")
     if writer.error:
-        _err(f"--report {outputs.get('--report')}: could not be written: {writer.error}")
+        err(f"--report {outputs.get('--report')}: could not be written: {writer.error}")
     gone = stale(expectations, {c.id for c in suite.cases}) if expectations else []
     record = RunRecord(info, suite, results, writer.lines, gone, interrupted)
     record.report_error = writer.error
@@ -192,7 +188,7 @@ def _finish(record: RunRecord, code: int) -> int:
     from .cliutil import EXIT_SIGNAL
 
     if record.interrupted:
-        _err(f"interrupted by {record.interrupted}: {len(record.results)} of {record.footer['selected']}"
+        err(f"interrupted by {record.interrupted}: {len(record.results)} of {record.footer['selected']}"
              " cases answered; the report keeps them and says interrupted")
         return EXIT_SIGNAL[record.interrupted]
     return code
@@ -202,7 +198,7 @@ def cmd_run(args) -> int:
     outputs = {f"--{k}": getattr(args, k, None) for k in RENDERINGS}
     try:
         record = _execute(args, outputs)
-    except _Stop as stop:
+    except CommandExit as stop:
         return stop.code
     results, lines, info = record.results, record.lines, record.info
     written = _write_outputs(args, lines, outputs) and not record.report_error
@@ -252,11 +248,11 @@ def cmd_certify(args) -> int:
     if args.verify:
         return verify_certificate(args.verify)
     if not args.engine or not args.profile:
-        _err("certify needs --engine and --profile (or --verify CERT.jsonl)")
+        err("certify needs --engine and --profile (or --verify CERT.jsonl)")
         return EXIT_USAGE
     narrowing = _narrowed(args)
     if narrowing:
-        _err(f"a certificate covers a whole profile of the bundled suite; {', '.join(narrowing)} would certify"
+        err(f"a certificate covers a whole profile of the bundled suite; {', '.join(narrowing)} would certify"
              " a subset. Run the subset with bgconf run (--report, --html: marked partial, not a certificate)")
         return EXIT_USAGE
     out = Path(args.out)
@@ -265,7 +261,7 @@ def cmd_certify(args) -> int:
     try:
         check_outputs({"--out": args.out}, directories=("--out",))
         record = _execute(args, outputs)
-    except _Stop as stop:
+    except CommandExit as stop:
         return stop.code
     written = _write_outputs(args, record.lines, outputs) and not record.report_error
     v = render.verdict(record.lines, args.profile)
@@ -283,7 +279,7 @@ def verify_certificate(path: str) -> int:
     try:
         return _verify(path)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        _err(f"--verify {path}: not a bgconf report of the expected shape ({type(exc).__name__}: {exc})")
+        err(f"--verify {path}: not a bgconf report of the expected shape ({type(exc).__name__}: {exc})")
         return EXIT_USAGE
 
 
@@ -298,12 +294,12 @@ def _verify(path: str) -> int:
     try:
         lines = render.read_jsonl(path)
     except (OSError, ValueError) as exc:
-        _err(f"--verify {path}: cannot read the report: {exc}")
+        err(f"--verify {path}: cannot read the report: {exc}")
         return EXIT_USAGE
     head, cases, foot = render._parts(lines)
     problems = []
     if not head:
-        _err(f"--verify {path}: no header line: not a bgconf report")
+        err(f"--verify {path}: no header line: not a bgconf report")
         return EXIT_USAGE
     picked = head.get("selection") or {}
     profile = picked.get("profile") or "complete"
@@ -318,7 +314,7 @@ def _verify(path: str) -> int:
     from .profiles import PROFILES
 
     if profile not in PROFILES:
-        _err(f"--verify {path}: profile {profile!r} is not one of {', '.join(PROFILES)}")
+        err(f"--verify {path}: profile {profile!r} is not one of {', '.join(PROFILES)}")
         return EXIT_USAGE
     levels = {c.id: c.level for c in suite.cases}
     relevelled = sorted(c["id"] for c in cases if c["id"] in levels and c.get("level", "must") != levels[c["id"]])
@@ -364,7 +360,7 @@ def cmd_expectations(args) -> int:
     try:
         lines = read_jsonl(args.report)
     except (OSError, ValueError) as exc:
-        _err(f"cannot read the report {args.report}: {exc}")
+        err(f"cannot read the report {args.report}: {exc}")
         return EXIT_USAGE
     print(from_report(lines), end="")
     return EXIT_OK
@@ -413,7 +409,7 @@ def cmd_validate(args) -> int:
     print(f"{_n(len(suite.files), 'file')}, {_n(len(suite.cases), 'valid case')}, "
           f"{_n(len(suite.errors), 'error')}, {_n(len(problems), 'expected value')} not reproduced by the reference")
     if not suite.files:
-        _err("no case files found (a directory is searched for *.bgcase.yaml files)")
+        err("no case files found (a directory is searched for *.bgcase.yaml files)")
         return EXIT_BAD_CASES
     return EXIT_BAD_CASES if suite.errors or problems else EXIT_OK
 
@@ -426,11 +422,11 @@ def cmd_list(args) -> int:
     try:
         _check_anchors(args.spec)
         suite = _suite_for(args)
-    except _Stop as stop:
+    except CommandExit as stop:
         return stop.code
     chosen = select(suite.cases, None, args.tag, args.spec)
     if not chosen:
-        _err("no case matches --tag/--spec; tags: " + ", ".join(sorted(resources.registered_tags())))
+        err("no case matches --tag/--spec; tags: " + ", ".join(sorted(resources.registered_tags())))
         return EXIT_USAGE
     for c in chosen:
         print(f"{c.id}  {c.kind:<12} {','.join(c.spec):<36} {c.title}")
@@ -441,7 +437,7 @@ def cmd_show(args) -> int:
     suite = _load(args.cases)
     case = suite.by_id().get(args.id)
     if case is None:
-        _err(f"unknown case id {args.id} (bgconf list shows the ids)")
+        err(f"unknown case id {args.id} (bgconf list shows the ids)")
         return EXIT_USAGE
     clauses = resources.spec_clauses()
     print(f"{case.id}  {case.title}")
@@ -476,7 +472,7 @@ def cmd_new_id(args) -> int:
     used = {c.id for c in suite.cases} | set(resources.retired_ids())
     free = len(ID_ALPHABET) ** 4 - len(used)
     if args.count > free:
-        _err(f"only {free} ids are free; ask for fewer")
+        err(f"only {free} ids are free; ask for fewer")
         return EXIT_USAGE
     made = set()
     while len(made) < args.count:
@@ -578,23 +574,16 @@ def cmd_table(args) -> int:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            _err(f"--write {path}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
+            err(f"--write {path}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
             return EXIT_USAGE
         if start not in text or end not in text:
-            _err(f"--write {path}: it has no {start} ... {end} markers")
+            err(f"--write {path}: it has no {start} ... {end} markers")
             return EXIT_USAGE
         try:
             check_outputs({"--write": args.write})
-        except _Stop as stop:
+        except CommandExit as stop:
             return stop.code
-    try:
-        with interruptible():
-            table = certification_table(engines)
-    except KeyboardInterrupt as exc:
-        from .cliutil import EXIT_SIGNAL
-
-        _err(f"interrupted by {signal_name(exc)}; nothing written")
-        return EXIT_SIGNAL[signal_name(exc)]
+    table = certification_table(engines)  # an interruption ends in main(): nothing is written
     if args.write:
         before, rest = text.split(start, 1)
         if not write_text("--write", path, before + start + "\n" + table + end + rest.split(end, 1)[1]):
@@ -609,10 +598,10 @@ def cmd_serve(args) -> int:
     try:
         engine = get_engine(args.engine, isolated=False)
     except EngineNotFound as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_USAGE
     except Exception as exc:  # the factory failed, or returned something that is not an engine
-        _err(f"engine {args.engine!r} could not start: {str(exc).strip() or type(exc).__name__}")
+        err(f"engine {args.engine!r} could not start: {str(exc).strip() or type(exc).__name__}")
         return EXIT_NO_ENGINE
     protocol_out, sys.stdout = sys.stdout, sys.stderr  # the engine's own prints go to stderr
     try:
@@ -785,7 +774,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt as exc:
         name = signal_name(exc)
-        _err(f"interrupted by {name}")
+        err(f"interrupted by {name}")
         return EXIT_SIGNAL[name]
     except CommandExit as stop:
         return stop.code

@@ -88,7 +88,6 @@ class CommandEngine(Engine):
         self._started = 0
         self.given_up: str | None = None
         self.warnings: list[str] = []
-        self.faults: list[str] = []
 
     @property
     def incomplete(self) -> bool:
@@ -240,7 +239,6 @@ class CommandEngine(Engine):
         reply.pop("crashed", None)
         if "errored" in reply and reply.get("fault") or "timeout" in reply:
             reason = reply.get("errored") or reply.get("timeout")
-            self.faults.append(f"{request.get('case')}: {reason}")
             self._drop(proc)
             if not counted:
                 self._failure(reason)
