@@ -29,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+from conformance.cases import ID_ALPHABET
+
 TARGET_SECONDS = 30.0
 TARGET_MB = 500.0
 TITLE_MAX = 120  # the schema's maxLength of a title

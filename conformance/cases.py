@@ -42,10 +42,14 @@ from conformance.model import (
     notation_to_position,
     parse_dice,
     parse_play,
+    read_position,
 )
 from conformance.model.play import _move as _move_checker
 
 from . import resources
+
+#: The characters of a case id after ``bg-`` (no 0, 1, I, O: they read alike).
+ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 KIND_REQUIRES = {
     "legal_plays": "legal-plays",
@@ -864,7 +868,7 @@ class _Problem(Exception):
 def _board_side(spec) -> tuple | None:
     """The 26-tuple of a side in the board form, when it is plainly valid (int point
     keys 1..24, int counts, at most 15 checkers, ``off`` right if given); None for
-    anything else, left to Position.from_dict."""
+    anything else, left to read_position."""
     if spec.__class__ is not dict or not spec.keys() <= _SIDE_KEYS:
         return None
     board = [0] * 26
@@ -908,7 +912,7 @@ def _position(value, path, sides: dict | None = None) -> Position:
     position = _board_position(value)
     if position is None:
         try:
-            position = Position.from_dict(value)
+            position = read_position(value)
         except ModelError as exc:
             raise _Problem(path, f"impossible position: {exc}") from None
     if sides is None:

@@ -11,16 +11,16 @@ from collections import Counter
 from pathlib import Path
 
 from . import __version__, resources
-from .cases import USER_SUFFIX, Case, load_suite
+from .cases import ID_ALPHABET, USER_SUFFIX, Case, load_suite
 from .diagram import board_diagram
-from .engine import BUILTIN, EngineNotFound, entry_point_engines, get_engine
+from .engine import EngineNotFound
+from .registry import BUILTIN, entry_point_engines, get_engine
 from .report import case_line, failure_text, footer, header, section_table, summary_line
 from .runner import run_cases, select
 from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, EXIT_OK, EXIT_USAGE,
                       CommandExit, add_engine_options, check_outputs, count, err, interruptible, open_engine,
                       positive_int, signal_name, write_text)
 
-ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz"]
 #: the renderings of a run: option -> file suffix of certify's outputs
 RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
@@ -484,7 +484,8 @@ def cmd_new_id(args) -> int:
 
 
 def cmd_engines(args) -> int:
-    from .engine import THIRD_PARTY, installed_version
+    from .engine import installed_version
+    from .registry import THIRD_PARTY
 
     print(f"{'engine':<15} {'version':<22} state")
     for name, (_factory, text) in BUILTIN.items():
@@ -564,7 +565,8 @@ def certification_table(engines: list[str]) -> str:
 
 
 def cmd_table(args) -> int:
-    from .engine import THIRD_PARTY, installed_version
+    from .engine import installed_version
+    from .registry import THIRD_PARTY
 
     engines = args.engine or (["reference", "gnubg"] +
                               [n for n, (_m, dist, _w) in THIRD_PARTY.items() if installed_version(dist)])

@@ -179,10 +179,11 @@ def write_text(option: str, path: str | Path, text: str) -> bool:
 
 # -- engines -------------------------------------------------------------------------------
 def open_engine(name: str, timeout: float | None = None, max_restarts: int | None = None):
-    """``engine.start_engine`` with the one-line message and exit code of each failure:
+    """``registry.start_engine`` with the one-line message and exit code of each failure:
     a malformed engine name exits 2; an unknown engine, one not installed, or one that
     cannot start exits 4. Returns (engine, info)."""
-    from .engine import BadEngineName, EngineNotFound, EngineStartError, start_engine
+    from .engine import BadEngineName, EngineNotFound, EngineStartError
+    from .registry import start_engine
 
     try:
         return start_engine(name, timeout=timeout, max_restarts=max_restarts)

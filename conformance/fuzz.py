@@ -599,7 +599,7 @@ def _suite_ids() -> frozenset[str]:
 def fresh_ids(count: int, salt: str, taken: set[str] | None = None) -> list[str]:
     """``count`` case ids (``bgconf new-id``'s alphabet) used by no bundled case, no
     retired id and nothing in ``taken``; the same for the same ``salt``."""
-    from .cli import ID_ALPHABET
+    from .cases import ID_ALPHABET
 
     used = set(_suite_ids()) | set(taken or ())
     rng = random.Random(f"bgconf-fuzz:{salt}")

@@ -49,7 +49,6 @@ X_PLAYER, O_PLAYER = 0, 1
 SIDE = {X_PLAYER: "x", O_PLAYER: "o"}
 OS_BAR = 100  # OpenSpiel's bar index for state.board() and CheckerMove.pos
 OS_PASS = -1  # CheckerMove.pos of a pass
-ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 # reference_impl.check reason codes -> the spec clause they break
 REASON_ANCHOR = {
@@ -433,7 +432,7 @@ def fresh_ids(seed: int):
     """Ids as ``bgconf new-id`` makes them (not used in the suite, not retired), drawn from
     a generator seeded by ``seed`` so that a playout's output is reproducible."""
     from . import resources
-    from .cases import load_suite
+    from .cases import ID_ALPHABET, load_suite
 
     used = {c.id for c in load_suite().cases} | set(resources.retired_ids())
     rng = random.Random(f"bgconf-playout-ids:{seed}")

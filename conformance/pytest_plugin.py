@@ -20,7 +20,8 @@ import pytest
 
 from .cases import Case, case_files, load_file
 from .compare import compare
-from .engine import EngineNotFound, EngineStartError, start_engine
+from .engine import EngineNotFound, EngineStartError
+from .registry import start_engine
 from .report import failure_text
 from .runner import CaseResult, unsupported_reason
 

@@ -9,7 +9,7 @@ import pytest
 
 from conformance.adapters.reference import ReferenceEngine
 from conformance.cases import load_suite
-from conformance.engine import get_engine
+from conformance.registry import get_engine
 from conformance.model import Position, decode_position_id
 from conformance.mutants import mutant
 from conformance.perft import bisect, engine_perft

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.engine import EngineStartError, as_engine, get_engine
+from conformance.engine import EngineStartError, as_engine
+from conformance.registry import get_engine
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "python"
 

@@ -1,4 +1,4 @@
-"""The third-party engine adapters (conformance/adapters/, conformance.engine.THIRD_PARTY).
+"""The third-party engine adapters (conformance/adapters/, conformance.registry.THIRD_PARTY).
 
 Per engine, skipped when its distribution is not installed (``pip install 'bgconf[NAME]'``):
 
@@ -22,7 +22,8 @@ import sys
 import pytest
 
 from conformance.compare import _engine_plays
-from conformance.engine import THIRD_PARTY, get_engine, installed_version
+from conformance.engine import installed_version
+from conformance.registry import THIRD_PARTY, get_engine
 from conformance.model import Position
 from reference_impl import legal_plays
 

@@ -1,7 +1,7 @@
 """What every third-party adapter shares: its identity and the play check by legal set.
 
 An adapter subclasses ``ThirdPartyAdapter``, sets ``NAME`` (the key of
-``conformance.engine.THIRD_PARTY``) and ``DISTRIBUTION`` (the PyPI name), and
+``conformance.registry.THIRD_PARTY``) and ``DISTRIBUTION`` (the PyPI name), and
 implements ``legal_plays``. ``play_check`` is then answered from the engine's
 own legal plays: a play is legal iff its resulting position is one of them
 (spec: move.same-play), or, when the engine finds no play, iff it leaves the

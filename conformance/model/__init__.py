@@ -7,6 +7,7 @@ from .errors import CodecError, DiceError, FalseHitMark, ModelError, NotationErr
 from .game import (
     CUBE_ACTIONS, MOMENTS, RESULTS, RULE_DEFAULTS, Cube, GameStateError, Match, effective_rules,
 )
+from .forms import read_position
 from .gnubg_id import decode_position_id, encode_position_id
 from .xgid import decode_xgid, decode_xgid_fields, encode_xgid
 from .play import (
@@ -29,5 +30,5 @@ __all__ = [
     "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
-    "point_name",
+    "point_name", "read_position",
 ]

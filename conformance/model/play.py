@@ -19,6 +19,7 @@ import re
 from typing import Any, Iterable, Sequence
 
 from .errors import DiceError, FalseHitMark, NotationError
+from .forms import read_position
 from .position import BAR, OFF, Position, other
 
 Step = tuple[int, int]
@@ -185,14 +186,14 @@ def notation_to_position(position: Position, text: str) -> Position:
 
 def play_to_position(position: Position, play: Any) -> Position:
     """Resulting position of a play given as notation (str), a step list
-    (``[[13, 7], [7, 5]]``) or a resulting position (board-form dict, in which
-    case it is only parsed). Raises a ModelError subclass."""
+    (``[[13, 7], [7, 5]]``) or a resulting position (a dict in any form of
+    ``read_position``, in which case it is only parsed). Raises a ModelError subclass."""
     if isinstance(play, str):
         return notation_to_position(position, play)
     if isinstance(play, dict):
         if "steps" in play and len(play) == 1:
             return apply_steps(position, play["steps"])
-        return Position.from_dict(play)
+        return read_position(play)
     if isinstance(play, (list, tuple)):
         return apply_steps(position, play)
     raise NotationError(f"a play is notation, a step list or a position, not {play!r}")

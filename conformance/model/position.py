@@ -114,7 +114,8 @@ class Position:
 
     @classmethod
     def from_dict(cls, data: Any) -> "Position":
-        """Parse the board form, ``"start"``, ``{"gnubg_id": ...}`` or ``{"xgid": ...}``.
+        """Parse the board form or ``"start"`` (spec: format.board). The ID forms
+        (``{"gnubg_id": ...}``, ``{"xgid": ...}``) are read by ``model.read_position``.
 
         Raises PositionError naming the offending field.
         """
@@ -122,14 +123,9 @@ class Position:
             return cls.start()
         if not isinstance(data, Mapping):
             raise PositionError(f"a position is 'start' or a mapping, not {data!r}")
-        if "xgid" in data:
-            from .xgid import decode_xgid
-
-            return decode_xgid(data["xgid"])
-        if "gnubg_id" in data:
-            from .gnubg_id import decode_position_id
-
-            return decode_position_id(data["gnubg_id"], on_roll=str(data.get("on_roll", "x")))
+        for key in ("gnubg_id", "xgid"):
+            if key in data:
+                raise PositionError(f"{key!r} is an ID form: read it with conformance.model.read_position")
         on_roll = data.get("on_roll", "x")
         sides = {}
         for name in SIDES:
