@@ -15,7 +15,14 @@ from importlib import metadata
 from typing import Callable
 
 from .adapters import EngineUnavailable
-from .engine import BadEngineName, Engine, EngineNotFound, EngineStartError, as_engine, installed_version
+from .engine import (
+    BadEngineName,
+    Engine,
+    EngineNotFound,
+    EngineStartError,
+    as_engine,
+    installed_version,
+)
 from .protocol import CommandEngine, env_max_restarts, env_timeout, serve_command
 
 

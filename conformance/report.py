@@ -10,6 +10,7 @@ restarts and warnings.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
@@ -85,6 +86,53 @@ def footer(results: list[CaseResult], wall_s: float, incomplete: bool = False, *
             "incomplete": bool(incomplete or interrupted or given_up or len(results) < selected),
             "interrupted": interrupted or False, "restarts": restarts, "given_up": given_up,
             "warnings": list(warnings or [])}
+
+
+class ReportError(ValueError):
+    """A file that is not a readable bgconf report; the message names the file and line."""
+
+
+def load_report(path: str | Path) -> list[dict]:
+    """The lines of a JSON Lines report, each checked against
+    ``spec/schema/report.schema.json``: a header first, then case lines, then (for a run
+    that finished) a footer. Raises ReportError ``"FILE:LINE: what is wrong"``."""
+    import jsonschema
+
+    validator = _report_validator()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read the report: {getattr(exc, 'strerror', None) or exc}") from None
+    lines: list[dict] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except ValueError as exc:
+            raise ReportError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        error = jsonschema.exceptions.best_match(validator.iter_errors(line))
+        if error is not None:
+            where = "/".join(str(x) for x in error.absolute_path)
+            raise ReportError(f"{path}:{number}: not a report line{' at ' + where if where else ''}: "
+                              f"{error.message[:200]}")
+        kind = line["type"]
+        if (kind == "header") != (not lines):
+            raise ReportError(f"{path}:{number}: " + ("the first line must be the header" if not lines
+                                                      else "a second header line"))
+        if lines and lines[-1]["type"] == "footer":
+            raise ReportError(f"{path}:{number}: a line after the footer")
+        lines.append(line)
+    if not lines:
+        raise ReportError(f"{path}: empty: not a bgconf report")
+    return lines
+
+
+@functools.lru_cache(maxsize=None)
+def _report_validator():
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(resources.report_schema())
 
 
 class ReportWriter:

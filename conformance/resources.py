@@ -41,6 +41,12 @@ def case_schema() -> dict:
 
 
 @functools.lru_cache(maxsize=None)
+def report_schema() -> dict:
+    """The JSON Lines report's JSON Schema (draft 2020-12, one line per instance) as a dict."""
+    return json.loads((spec_dir() / "schema" / "report.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
 def spec_clauses() -> dict[str, str]:
     """Anchor -> one-line clause text, read from ``spec/rules.md``.
 
