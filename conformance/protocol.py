@@ -63,7 +63,8 @@ class CommandEngine(Engine):
     """An engine in any language behind the JSON-lines protocol (spec/protocol.md).
 
     ``command``: the shell-like command line (split with shlex). ``timeout``: seconds
-    allowed per request and for the start handshake (finite, > 0). ``max_failures``:
+    allowed per request and for the start handshake (finite, > 0); ``start_timeout``, if
+    larger, for the handshake (an engine that compiles or loads a model at start). ``max_failures``:
     consecutive failures (crash, hang, protocol fault, exit between requests, failed
     start) after which the engine is given up (spec: protocol "Faults"). Each failure
     kills the engine's process group before the next process starts.
@@ -74,11 +75,13 @@ class CommandEngine(Engine):
     ``incomplete`` (the engine was given up).
     """
 
-    def __init__(self, command: str, timeout: float = 10.0, max_failures: int = 3):
+    def __init__(self, command: str, timeout: float = 10.0, max_failures: int = 3,
+                 start_timeout: float | None = None):
         self.argv = shlex.split(command)
         if not self.argv:
             raise ProtocolError("cmd: needs a command, e.g. cmd:./my-engine --bgconf")
         self.timeout = timeout
+        self.start_timeout = max(timeout, start_timeout or 0.0)
         self.max_failures = max_failures
         self._proc: _Process | None = None
         self._info: dict | None = None
@@ -112,11 +115,11 @@ class CommandEngine(Engine):
 
     def _handshake(self, proc: _Process) -> _Process:
         try:
-            proc.send({"cmd": "start", "protocol": PROTOCOL, "suite": __version__}, self.timeout)
-            line = proc.receive(self.timeout)
+            proc.send({"cmd": "start", "protocol": PROTOCOL, "suite": __version__}, self.start_timeout)
+            line = proc.receive(self.start_timeout)
         except TimeoutError:
             proc.kill()
-            raise ProtocolError(f"no answer to start within {self.timeout:g} s") from None
+            raise ProtocolError(f"no answer to start within {self.start_timeout:g} s") from None
         except (OSError, LineTooLong):
             line = None
         if line is None:

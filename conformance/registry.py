@@ -49,20 +49,29 @@ THIRD_PARTY: dict[str, tuple[str, str, str]] = {
     "pygammon": ("conformance.adapters.pygammon", "pygammon", "pygammon (pure Python)"),
     "magmacrunch": ("conformance.adapters.magmacrunch", "magmacrunch-backgammon", "magmacrunch-backgammon"),
     "willse": ("conformance.adapters.willse", "willse-backgammon", "willse-backgammon"),
+    "pgx": ("conformance.adapters.pgx", "pgx", "pgx's backgammon environment (JAX), stepped by its action masks"),
+    "gammonview": ("conformance.adapters.gammonview", "gammonview", "gammonview's legality checker (gvformat.legality)"),
 }
+
+#: Seconds allowed for the start handshake of engines that compile at start (JAX compiles pgx's
+#: step when the adapter starts), when longer than the per-request timeout.
+START_TIMEOUT: dict[str, float] = {"pgx": 180.0}
 
 
 def _isolated(name: str, module: str, distribution: str) -> Callable[..., Engine]:
     def make(**options) -> Engine:
         if installed_version(distribution) is None:
             raise EngineUnavailable(f"{distribution} is not installed: pip install 'bgconf[{name}]'")
-        return _command_engine(serve_command(f"python:{module}:Adapter")[len("cmd:"):], **options)
+        return _command_engine(serve_command(f"python:{module}:Adapter")[len("cmd:"):],
+                               start_timeout=START_TIMEOUT.get(name), **options)
 
     return make
 
 
-def _command_engine(command: str, timeout: float | None = None, max_restarts: int | None = None) -> Engine:
-    return CommandEngine(command, timeout=timeout or env_timeout(), max_failures=max_restarts or env_max_restarts())
+def _command_engine(command: str, timeout: float | None = None, max_restarts: int | None = None,
+                    start_timeout: float | None = None) -> Engine:
+    return CommandEngine(command, timeout=timeout or env_timeout(), max_failures=max_restarts or env_max_restarts(),
+                         start_timeout=start_timeout)
 
 
 BUILTIN: dict[str, tuple[Callable[..., Engine], str]] = {

@@ -114,3 +114,28 @@ def test_a_run_cut_short_says_incomplete(tmp_path):
     assert statuses == ["errored"] * 4
     assert "given up after 3 consecutive failures" in lines[-2]["message"]
     assert "could not be restarted: engine exited with code 5" in lines[-2]["message"]
+
+
+def test_a_slow_start_is_allowed_the_start_timeout_only():
+    """An engine that takes 2 s to answer start: refused with a 1 s timeout, started with a 1 s
+    per-request timeout and a 10 s start timeout (as for engines that compile at start)."""
+    from conformance.protocol import CommandEngine, ProtocolError
+
+    script = ("import json, sys, time\nsys.stdin.readline(); time.sleep(2)\n"
+              "print(json.dumps({'protocol': 1, 'engine': {'name': 'slow', 'version': '1'},"
+              " 'capabilities': ['legal-plays']}), flush=True)\n"
+              "for line in sys.stdin:\n"
+              "    m = json.loads(line)\n"
+              "    if m.get('cmd') == 'run': print(json.dumps({'seq': m['seq'], 'result': {'plays': []}}), flush=True)\n")
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"
+    engine = CommandEngine(command, timeout=1.0, max_failures=1)
+    with pytest.raises(ProtocolError, match="no answer to start within 1 s"):
+        engine.describe()
+    engine.close()
+    engine = CommandEngine(command, timeout=1.0, max_failures=1, start_timeout=10.0)
+    try:
+        assert engine.describe()["name"] == "slow"
+        reply = engine.run({"kind": "legal_plays", "case": "c", "rules": {}, "position": "start", "dice": [3, 1]})
+        assert reply == {"result": {"plays": []}}
+    finally:
+        engine.close()
