@@ -15,7 +15,7 @@ import junitparser
 
 from .engine import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
 
-_TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance", "templates"),
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance", "templates"),
                                 autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
                                 lstrip_blocks=True)
 BAD = ("fail", "errored", "timeout", "xpass")
@@ -177,7 +177,7 @@ def html_certificate(lines: list[dict], profile: str) -> str:
     options and capabilities, and every failure with its board and re-run command."""
     header, cases, footer = _parts(lines)
     unsupported = sorted({c.get("message", "") for c in cases if c["status"] == "unsupported"})
-    return _TEMPLATES.get_template("certificate.html.j2").render(
+    return TEMPLATES.get_template("certificate.html.j2").render(
         header=header, footer=footer, profile=profile, verdict=verdict(lines, profile),
         matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
         failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported,

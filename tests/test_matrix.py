@@ -1,0 +1,133 @@
+"""bgconf matrix: the site drawn from real runs, opened in a real browser.
+
+The page is checked in headless chromium (tests/browser.py): the counts it shows equal
+the reports', every filter shows exactly the cases it should, and a case's page shows
+its YAML and spec text. A screenshot of the page is kept as ``matrix.png`` in the test's
+temporary directory (pytest keeps the last three runs under its basetemp; the test
+prints the path).
+"""
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from browser import chromium
+from conformance.cli import main
+from conformance.report import load_report
+
+HERE = Path(__file__).parent
+ENGINES = {"reference": "reference", "no-larger-die": "python:engines_for_tests:no_larger_die",
+           "moves-only": "python:engines_for_tests:moves_only"}
+BAD = {"fail", "errored", "timeout", "xpass"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PYTHONPATH", str(HERE))
+    out = tmp_path_factory.mktemp("matrix")
+    reports = []
+    for name, engine in ENGINES.items():
+        path = out / f"{name}.jsonl"
+        main(["run", "--engine", engine, "--spec", "move", "--spec", "bearoff", "--report", str(path),
+              "--max-failures", "0"])
+        reports.append(path)
+    mp.undo()
+    assert main(["matrix", *map(str, reports), "--out", str(out / "site")]) == 0
+    return out / "site", [load_report(p) for p in reports]
+
+
+def cases_of(lines):
+    return {c["id"]: c for c in lines if c["type"] == "case"}
+
+
+def test_matrix_json_matches_the_reports(site):
+    directory, reports = site
+    data = json.loads((directory / "matrix.json").read_text())
+    assert [e["counts"] for e in data["engines"]] == [r[-1]["counts"] for r in reports]
+    by_id = [cases_of(r) for r in reports]
+    for case in data["cases"]:
+        assert case["statuses"] == [b[case["id"]]["status"] if case["id"] in b else None for b in by_id]
+        assert case["fails_in"] == sum(s in BAD for s in case["statuses"])
+    assert {(directory / "cases").iterdir().__next__().suffix} == {".html"}
+
+
+def test_the_page_in_a_browser_shows_the_reports_counts_and_filters_work(site, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    directory, reports = site
+    ids = [cases_of(r) for r in reports]
+    union = sorted(set().union(*ids))
+    with chromium(tmp_path / "profile") as browser:
+        browser.get((directory / "index.html").as_uri())
+        assert browser.title.startswith("bgconf matrix")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#engines tr[data-engine]")
+        assert len(rows) == len(reports)
+        for row, report in zip(rows, reports):
+            shown = {cell.get_attribute("data-status"): int(cell.text)
+                     for cell in row.find_elements(By.CSS_SELECTOR, "td.count")}
+            assert shown == report[-1]["counts"]
+            assert int(row.find_element(By.CSS_SELECTOR, "td.total").text) == report[-1]["total"]
+        section_cells = {r.find_element(By.TAG_NAME, "td").text: [c.text for c in r.find_elements(By.TAG_NAME, "td")[1:]]
+                         for r in browser.find_elements(By.CSS_SELECTOR, "#sections tr")[1:]}
+        for i, by_id in enumerate(ids):
+            bearoff = [c for c in by_id.values() if any(a.startswith("bearoff.") for a in c["spec"])]
+            answered = [c for c in bearoff if c["status"] != "unsupported"]
+            passed = sum(c["status"] == "pass" for c in answered)
+            assert section_cells["bearoff"][i].startswith(f"{passed}/{len(answered)} ")
+
+        def visible():
+            return [r.find_element(By.TAG_NAME, "code").text
+                    for r in browser.find_elements(By.CSS_SELECTOR, "tr.case") if r.is_displayed()]
+
+        assert sorted(visible()) == union
+        assert browser.find_element(By.ID, "shown").text == str(len(union))
+        fails = {cid: sum(b.get(cid, {}).get("status") in BAD for b in ids) for cid in union}
+        for row in browser.find_elements(By.CSS_SELECTOR, "tr.case"):
+            assert int(row.find_elements(By.TAG_NAME, "td")[-1].text) == fails[row.find_element(By.TAG_NAME, "code").text]
+
+        def pick(select_id, value):
+            Select(browser.find_element(By.ID, select_id)).select_by_value(value)
+
+        def first_line(cid):
+            return next(b[cid] for b in ids if cid in b)
+
+        pick("f-section", "bearoff")
+        want = sorted(c for c in union if any(a.startswith("bearoff.") for a in first_line(c)["spec"]))
+        assert want and sorted(visible()) == want
+        assert browser.find_element(By.ID, "shown").text == str(len(want))
+        pick("f-section", "move")
+        pick("f-status", "failing")
+        want = sorted(c for c in union if fails[c] and any(a.startswith("move.") for a in first_line(c)["spec"]))
+        assert want and sorted(visible()) == want
+        pick("f-section", "")
+        pick("f-status", "unsupported")
+        assert sorted(visible()) == sorted(c for c in union if any(b.get(c, {}).get("status") == "unsupported" for b in ids))
+        pick("f-status", "")
+        pick("f-kind", "play_check")
+        assert sorted(visible()) == sorted(c for c in union if first_line(c)["kind"] == "play_check")
+        pick("f-kind", "")
+        tag = Select(browser.find_element(By.ID, "f-tag")).options[1].get_attribute("value")
+        pick("f-tag", tag)
+        shown = visible()
+        assert shown and all(tag in r.get_attribute("data-tags").split()
+                             for r in browser.find_elements(By.CSS_SELECTOR, "tr.case") if r.is_displayed())
+        pick("f-tag", "")
+        pick("f-status", "failing")
+        screenshot = tmp_path / "matrix.png"
+        browser.save_screenshot(str(screenshot))
+        print(f"screenshot: {screenshot}")
+        assert screenshot.stat().st_size > 10_000
+
+        failing = visible()[0]
+        browser.find_element(By.LINK_TEXT, failing).click()
+        assert f"id: {failing}" in browser.find_element(By.ID, "yaml").text
+        clause = first_line(failing)["spec"][0]
+        assert clause in browser.find_element(By.TAG_NAME, "ul").text
+        statuses = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#answers td:nth-child(2)")]
+        assert statuses == [b[failing]["status"] for b in ids]
+        browser.find_element(By.PARTIAL_LINK_TEXT, clause).click()
+        assert browser.current_url.endswith(f"spec.html#{clause}")
