@@ -484,14 +484,14 @@ def cmd_new_id(args) -> int:
 
 
 def cmd_engines(args) -> int:
-    from .engine import installed_version
-    from .registry import THIRD_PARTY
+    from .registry import install_state
 
     print(f"{'engine':<15} {'version':<22} state")
     for name, (_factory, text) in BUILTIN.items():
-        if name in THIRD_PARTY:
-            version = installed_version(THIRD_PARTY[name][1])
-            state = "installed" if version else f"not installed: pip install 'bgconf[{name}]'"
+        known = install_state(name)
+        if known is not None:
+            version, how = known
+            state = "installed" if version else f"not installed: {how}"
         else:
             try:
                 engine = get_engine(name)
@@ -565,11 +565,13 @@ def certification_table(engines: list[str]) -> str:
 
 
 def cmd_table(args) -> int:
-    from .engine import installed_version
-    from .registry import THIRD_PARTY
+    from .registry import install_state
 
-    engines = args.engine or (["reference", "gnubg"] +
-                              [n for n, (_m, dist, _w) in THIRD_PARTY.items() if installed_version(dist)])
+    def present(name: str) -> bool:  # a third-party or npm engine only when installed
+        state = install_state(name)
+        return state is None or state[0] is not None
+
+    engines = args.engine or [n for n in BUILTIN if present(n)]
     start, end = "<!-- certification:start -->", "<!-- certification:end -->"
     if args.write:  # checked before any engine runs
         path = Path(args.write)
@@ -732,8 +734,8 @@ def build_parser() -> argparse.ArgumentParser:
     mut.set_defaults(func=cmd_mutants)
 
     tab = sub.add_parser("table", help="the certification table of the README, regenerated",
-                         description="Run the whole suite on each engine (default: reference, gnubg and every "
-                                     "installed third-party engine) and print the certification table; with "
+                         description="Run the whole suite on each engine (default: every engine of bgconf engines "
+                                     "that is installed) and print the certification table; with "
                                      "--write README.md, replace the table between its markers.")
     tab.add_argument("--engine", action="append", metavar="E", help="an engine to include (repeatable)")
     tab.add_argument("--write", metavar="FILE", help="replace the table between the markers in FILE")

@@ -1,7 +1,7 @@
 """The registry of engines bgconf can run by name, and how a name becomes an engine.
 
-Names: the built-ins (``reference``, ``gnubg`` and the third-party Python engines of
-``THIRD_PARTY``), ``cmd:COMMAND`` (a program speaking spec/protocol.md),
+Names: the built-ins (``reference``, ``gnubg``, the third-party Python engines of
+``THIRD_PARTY`` and the npm engines of ``NPM``), ``cmd:COMMAND`` (a program speaking spec/protocol.md),
 ``python:pkg.module:factory`` and entry points of group ``bgconf.engines``.
 This module sits above the engine interface (conformance.engine), the adapters
 (conformance.adapters) and the protocol client (conformance.protocol): it is the one
@@ -11,7 +11,11 @@ place that names them, so the interface imports none of them.
 from __future__ import annotations
 
 import importlib
+import json
+import shlex
+import shutil
 from importlib import metadata
+from pathlib import Path
 from typing import Callable
 
 from .adapters import EngineUnavailable
@@ -74,11 +78,56 @@ def _command_engine(command: str, timeout: float | None = None, max_restarts: in
                          start_timeout=start_timeout)
 
 
+# npm engines: name -> (wrapper script in NPM_DIR, npm package, what). Each package is pinned in
+# NPM_DIR/package.json and package-lock.json and installed there by ``npm ci --prefix NPM_DIR``; the
+# wrapper speaks spec/protocol.md over the package's own code, in its own node process.
+NPM: dict[str, tuple[str, str, str]] = {
+    "tsgammon": ("tsgammon.js", "tsgammon-core", "tsgammon-core (TypeScript), the rules library of the tsgammon web game"),
+}
+NPM_DIR = Path(__file__).resolve().parent / "adapters" / "npm"
+
+
+def npm_version(package: str) -> str | None:
+    """The version of npm ``package`` installed in NPM_DIR/node_modules, or None."""
+    try:
+        return str(json.loads((NPM_DIR / "node_modules" / package / "package.json").read_text("utf-8"))["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _npm(name: str, script: str, package: str) -> Callable[..., Engine]:
+    def make(**options) -> Engine:
+        node = shutil.which("node")
+        if node is None:
+            raise EngineUnavailable(f"node is not on PATH: apt-get install nodejs, then npm ci --prefix {NPM_DIR}")
+        if npm_version(package) is None:
+            raise EngineUnavailable(f"{package} is not installed: npm ci --prefix {NPM_DIR}")
+        return _command_engine(f"{shlex.quote(node)} {shlex.quote(str(NPM_DIR / script))}", **options)
+
+    return make
+
+
+def install_state(name: str) -> tuple[str | None, str] | None:
+    """For a third-party or npm engine: (installed version or None, the command that installs
+    it); None for the other built-ins (whose state only starting them tells)."""
+    if name in THIRD_PARTY:
+        return installed_version(THIRD_PARTY[name][1]), f"pip install 'bgconf[{name}]'"
+    if name in NPM:
+        how = f"npm ci --prefix {NPM_DIR}"
+        if shutil.which("node") is None:
+            return None, f"apt-get install nodejs, then {how}"
+        return npm_version(NPM[name][1]), how
+    return None
+
+
 BUILTIN: dict[str, tuple[Callable[..., Engine], str]] = {
     "reference": (_reference, "the reference engine (reference_impl), in-process"),
     "gnubg": (_gnubg, "GNU Backgammon, the gnubg program driven headless (apt-get install gnubg)"),
     **{name: (_isolated(name, module, dist), f"{what}, isolated in a child process (pip install 'bgconf[{name}]')")
        for name, (module, dist, what) in THIRD_PARTY.items()},
+    **{name: (_npm(name, script, package),
+              f"{what}, through the node wrapper conformance/adapters/npm/{script} (npm ci --prefix conformance/adapters/npm)")
+       for name, (script, package, what) in NPM.items()},
 }
 
 
@@ -135,7 +184,7 @@ def get_engine(name: str, isolated: bool = True, *, timeout: float | None = None
     (e.g. ``conformance.adapters.EngineUnavailable``, ``protocol.ProtocolError``).
     """
     options = {"timeout": timeout, "max_restarts": max_restarts}
-    if name in THIRD_PARTY:
+    if name in THIRD_PARTY or name in NPM:
         return BUILTIN[name][0](**options)
     if name in BUILTIN:
         return BUILTIN[name][0]()

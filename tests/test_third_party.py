@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 
 from conformance.compare import _engine_plays
-from conformance.engine import installed_version
-from conformance.registry import THIRD_PARTY, get_engine
+from conformance.registry import NPM, THIRD_PARTY, get_engine, install_state
 from conformance.model import Position
 from reference_impl import legal_plays
 
-ENGINES = sorted(THIRD_PARTY)
+PYTHON_ENGINES = sorted(THIRD_PARTY)
+ENGINES = PYTHON_ENGINES + sorted(NPM)  # the npm engines are reached through their node wrappers
 
 # Cases all seven engines answer right: bar entry with a hit, entering during the bear-off, a hit on
 # the way, no legal play, the start position's 3-1, a play check each way; x and o on roll.
@@ -67,6 +67,9 @@ KNOWN_BUGS: dict[str, dict[str, str]] = {
     # is_play_legal compares the mover's checkers only: a hit (bearoff.last-checker, 4/off against
     # 4/2*/off) and a stop on a closed point (move.separate-dice, 13/8/5) go unseen.
     "gammonview": {"bg-JG27": "fail", "bg-RLKW": "fail"},
+    # bearoff.last-checker: 4/off alone is offered beside 4/2*/off (the move tree stops at the
+    # fifteenth checker off and keeps that shorter play).
+    "tsgammon": {"bg-GHJ4": "fail", "bg-JG27": "fail"},
 }
 
 # Distinct plays from the starting position per engine when the engine differs from the rules.
@@ -74,13 +77,14 @@ KNOWN_BUGS: dict[str, dict[str, str]] = {
 START_TOTAL = {"magmacrunch": 649}
 
 
-def _installed(name: str) -> bool:
-    return installed_version(THIRD_PARTY[name][1]) is not None
-
-
 def _need(name: str) -> None:
-    if not _installed(name):
-        pytest.skip(f"{THIRD_PARTY[name][1]} not installed (pip install 'bgconf[{name}]')")
+    """Skip unless engine ``name`` is installed; an npm engine missing while
+    BGCONF_REQUIRE_NODE=1 (as in CI, which runs npm ci) fails instead."""
+    version, how = install_state(name)
+    if version is None:
+        if name in NPM and os.environ.get("BGCONF_REQUIRE_NODE") == "1":
+            pytest.fail(f"{name} is not installed ({how}) and BGCONF_REQUIRE_NODE=1")
+        pytest.skip(f"{name} is not installed ({how})")
 
 
 def bgconf(*args):
@@ -98,7 +102,7 @@ def test_engine_passes_the_common_cases(name):
     proc = bgconf("run", "--engine", name, *_case_args(COMMON_PASS))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"{len(COMMON_PASS)} cases: {len(COMMON_PASS)} pass" in proc.stdout
-    assert f"engine: {name} {installed_version(THIRD_PARTY[name][1])}" in proc.stdout
+    assert f"engine: {name} {install_state(name)[0]}" in proc.stdout
 
 
 @pytest.mark.parametrize("name", [n for n in ENGINES if KNOWN_BUGS[n]])
@@ -124,8 +128,7 @@ def test_whole_suite_equals_the_recorded_expectations(name, tmp_path):
     (each is xfail, none xpass, no stale id) and passes or leaves unsupported all others."""
     from conformance.expectations import load
 
-    if name in THIRD_PARTY:
-        _need(name)
+    _need(name)
     expected = load(EXPECTATIONS / f"{name}.yaml")
     assert expected.engine == name
     report = tmp_path / "report.jsonl"
@@ -260,7 +263,7 @@ _IMPORTS = {
 _CACHES = {"gym-backgammon": "_module", "willse": "_board_class", "gnubg-py": "_contexts", "pgx": "_pgx"}
 
 
-@pytest.mark.parametrize("name", ENGINES)
+@pytest.mark.parametrize("name", PYTHON_ENGINES)
 def test_not_installed_answers_errored_with_the_install_command(name, monkeypatch):
     module = importlib.import_module(THIRD_PARTY[name][0])
     for imported in _IMPORTS[name]:
@@ -283,3 +286,25 @@ def test_not_installed_answers_errored_with_the_install_command(name, monkeypatc
     assert "errored" in reply and f"pip install 'bgconf[{name}]'" in reply["errored"], reply
     reply = adapter.run({**request, "kind": "play_check", "play": "8/5 6/5", "steps": [[8, 5], [6, 5]]})
     assert "errored" in reply and f"pip install 'bgconf[{name}]'" in reply["errored"], reply
+
+
+def test_an_npm_engine_not_installed_names_the_npm_command(monkeypatch, tmp_path, capsys):
+    """Without its node_modules an npm engine does not start, and it and bgconf engines say how to
+    install it."""
+    from conformance import registry
+    from conformance.adapters import EngineUnavailable
+    from conformance.cli import main
+
+    monkeypatch.setattr(registry, "NPM_DIR", tmp_path)
+    for name in NPM:
+        assert registry.npm_version(NPM[name][1]) is None
+        with pytest.raises(EngineUnavailable, match=f"npm ci --prefix {tmp_path}"):
+            get_engine(name)
+        version, how = install_state(name)
+        assert version is None and "npm ci --prefix" in how
+    # list the npm engines only (no other engine is started for the listing)
+    monkeypatch.setattr("conformance.cli.BUILTIN", {n: registry.BUILTIN[n] for n in NPM})
+    assert main(["engines"]) == 0
+    out = capsys.readouterr().out
+    for name in NPM:
+        assert f"not installed: npm ci --prefix {tmp_path}" in out.split(name, 1)[1].splitlines()[0]
