@@ -21,7 +21,7 @@ from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, E
                       CommandExit, add_engine_options, check_outputs, count, err, interruptible, open_engine,
                       positive_int, signal_name, write_text)
 
-COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz", "diff", "matrix"]
+COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz", "diff", "matrix", "export", "release"]
 #: the renderings of a run: option -> file suffix of certify's outputs
 RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
 
@@ -51,7 +51,22 @@ def _check_anchors(spec: list[str] | None) -> None:
 
 
 def _suite_for(args):
-    """The loaded suite, or exit: 2 when no case file was found, 3 when none loaded."""
+    """The loaded suite, or exit: 2 when no case file was found or --suite-version names no
+    release, 3 when none loaded or the files are not those of --suite-version."""
+    if getattr(args, "suite_version", None):
+        from .cases import case_files
+        from .release import ReleaseError, check_release, find_release
+
+        try:
+            find_release(args.suite_version)
+        except ReleaseError as exc:
+            err(f"--suite-version {args.suite_version}: {exc}")
+            raise CommandExit(EXIT_USAGE) from None
+        try:
+            check_release(args.suite_version, case_files([Path(p) for p in args.cases] if args.cases else None))
+        except ReleaseError as exc:
+            err(f"--suite-version {args.suite_version}: {exc}")
+            raise CommandExit(EXIT_BAD_CASES) from None
     suite = _load(args.cases)
     if not suite.files:
         err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")
@@ -634,6 +649,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenarios", action="store_true",
                    help="also ask every case again with colours swapped, dice reversed, and the position as a "
                         "Position ID or XGID (when the engine declares those formats); shown as bg-XXXX[swapped]")
+    p.add_argument("--suite-version", metavar="V",
+                   help="refuse to run unless the case files are exactly those of release V (releases/V.json,"
+                        " written by bgconf release; or the path of a manifest FILE.json): exit 3 when they differ")
     p.add_argument("--strict-sets", action="store_true",
                    help="a legal_plays reply that lists one play (one resulting position) more than once fails"
                         " the case; without it the case is judged on the set and the duplicates are reported")

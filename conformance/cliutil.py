@@ -33,7 +33,8 @@ EXIT_CODES = """exit codes:
        id or spec anchor, a selection or directory with no case, an output path
        that cannot be written (checked before the engine starts)
   3    a case file has errors (each is printed as file:line: case id: message);
-       the cases that did load were still run
+       the cases that did load were still run; or the case files are not those
+       of --suite-version (nothing is run)
   4    the engine is unknown, not installed, or could not be started
   130  interrupted (SIGINT, Ctrl-C): what was answered is kept, the report ends
        with a footer marked interrupted

@@ -34,6 +34,11 @@ def spec_dir() -> Path:
     return data_root() / "spec"
 
 
+def releases_dir() -> Path:
+    """The directory of the frozen release manifests (``releases/VERSION.json``)."""
+    return data_root() / "releases"
+
+
 @functools.lru_cache(maxsize=None)
 def case_schema() -> dict:
     """The case file JSON Schema (draft 2020-12) as a dict."""
@@ -47,11 +52,12 @@ def report_schema() -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def spec_clauses() -> dict[str, str]:
+def spec_clauses(limit: int | None = 240) -> dict[str, str]:
     """Anchor -> one-line clause text, read from ``spec/rules.md``.
 
     An anchor is a line ``<a id="move.larger-die"></a>``; its text is the first
-    paragraph after the heading, cut to about 240 characters (Markdown kept as is).
+    paragraph after the heading, cut to about ``limit`` characters (None: whole; Markdown
+    kept as is).
     """
     path = spec_dir() / "rules.md"
     if not path.exists():
@@ -70,7 +76,8 @@ def spec_clauses() -> dict[str, str]:
             if s and not s.startswith("#"):
                 paragraph.append(s)
         text = " ".join(paragraph)
-        clauses[m.group(1)] = text if len(text) <= 240 else text[:237].rsplit(" ", 1)[0] + " ..."
+        cut = limit is not None and len(text) > limit
+        clauses[m.group(1)] = text[:limit - 3].rsplit(" ", 1)[0] + " ..." if cut else text
     return clauses
 
 
