@@ -226,7 +226,8 @@ def cmd_run(args) -> int:
     if args.verbose:
         for r in results:
             if r.status in ("unsupported", "xfail"):
-                print(f"{r.status.upper()} {r.case.nodeid}: {r.outcome.message}")
+                print(f"{r.status.upper()} {r.case.nodeid}: {r.outcome.message}"
+                      + (f" (bug report: {r.link})" if r.link else ""))
     doubled = [r for r in results if r.outcome.duplicates and r.status == "pass"]
     if doubled:
         print(f"warning: {len(doubled)} passing case(s) listed a play more than once"

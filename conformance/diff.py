@@ -60,10 +60,10 @@ def diff_reports(old_lines: list[dict], new_lines: list[dict], old_path: str = "
 
         {"old": side, "new": side, "same_suite": bool, "counts": {change: n}, "unchanged": n,
          "changes": [{"case", "section", "spec", "title", "file", "old", "new", "change",
-                      "message"}, ...]}   # sorted by section, then case
+                      "message", "link"}, ...]}   # sorted by section, then case
 
     ``old``/``new`` in a change are statuses or None (absent); ``message`` is the new
-    side's message (the old side's for a case that disappeared)."""
+    side's message and bug report link (the old side's for a case that disappeared)."""
     old_cases, new_cases = _by_name(old_lines), _by_name(new_lines)
     changes, unchanged = [], 0
     for name in sorted(set(old_cases) | set(new_cases)):
@@ -77,7 +77,7 @@ def diff_reports(old_lines: list[dict], new_lines: list[dict], old_path: str = "
                         "title": (after or {}).get("title") or (before or {}).get("title") or "",
                         "file": line["file"], "old": before and before["status"],
                         "new": after and after["status"], "change": kind,
-                        "message": line.get("message", "")})
+                        "message": line.get("message", ""), "link": line.get("link")})
     changes.sort(key=lambda c: (c["section"], c["case"]))
     old_side, new_side = side(old_lines, old_path), side(new_lines, new_path)
     counts = Counter(c["change"] for c in changes)
@@ -122,6 +122,8 @@ def text(d: dict) -> str:
                        f" {_status(c['new']):<11} {c['title']}".rstrip())
             if c["message"] and c["change"] in ("regressed", "changed"):
                 out.append(f"  {'':<11} {c['message'][:200]}")
+            if c["link"]:
+                out.append(f"  {'':<11} bug report: {c['link']}")
     return "\n".join(out) + "\n"
 
 
@@ -141,8 +143,9 @@ def markdown(d: dict) -> str:
     for section, changes in _grouped(d).items():
         out += ["", f"### {section}", "", "| change | case | old | new | title |", "|---|---|---|---|---|"]
         for c in changes:
+            link = f" ([bug report]({c['link']}))" if c["link"] else ""
             out.append(f"| {'**regressed**' if c['change'] == 'regressed' else c['change']} | `{c['case']}` |"
-                       f" {_status(c['old'])} | {_status(c['new'])} | {_cell(c['title'])} |")
+                       f" {_status(c['old'])} | {_status(c['new'])} | {_cell(c['title'])}{link} |")
     return "\n".join(out) + "\n"
 
 

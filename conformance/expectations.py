@@ -5,15 +5,18 @@ Format (YAML)::
     format: 1
     engine: gym-backgammon
     xfail:
-      bg-7Q3K: {reason: "plays the smaller die when only one can be played"}
+      bg-7Q3K: {reason: "plays the smaller die when only one can be played",
+                link: "https://example.org/acme-bg/issues/12"}
 
 A listed case that fails is ``xfail``; a listed case that passes is ``xpass``
-and fails the run; an id that is not in the suite fails the run too (stale).
+and fails the run; an id that is not in the suite fails the run too (stale). An entry's
+optional ``link`` (an http or https URL: the engine's bug report) is carried on the case's
+report line and shown by every rendering.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -28,11 +31,12 @@ class ExpectationsError(ValueError):
 
 @dataclass
 class Expectations:
-    """``engine`` name and ``xfail`` (case id -> reason)."""
+    """``engine`` name, ``xfail`` (case id -> reason) and ``links`` (case id -> bug report URL)."""
 
     engine: str
     xfail: dict[str, str]
     path: str = ""
+    links: dict[str, str] = field(default_factory=dict)
 
 
 def load(path: str | Path) -> Expectations:
@@ -44,13 +48,19 @@ def load(path: str | Path) -> Expectations:
         raise ExpectationsError(f"{path}: cannot read expectations: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict) or data.get("format") != 1 or not isinstance(data.get("xfail", {}), dict):
         raise ExpectationsError(f"{path}: an expectations file is a mapping with format: 1, engine and xfail")
-    xfail = {}
+    xfail, links = {}, {}
     for cid, entry in (data.get("xfail") or {}).items():
         reason = entry.get("reason") if isinstance(entry, dict) else None
         if not reason:
             raise ExpectationsError(f"{path}: xfail {cid} needs a reason")
         xfail[str(cid)] = str(reason)
-    return Expectations(str(data.get("engine", "")), xfail, str(path))
+        link = entry.get("link")
+        if link is not None:
+            if not isinstance(link, str) or not link.startswith(("https://", "http://")) or any(c.isspace() for c in link):
+                raise ExpectationsError(f"{path}: xfail {cid}: link must be an http(s) URL (the engine's bug"
+                                        f" report), not {link!r}")
+            links[str(cid)] = link
+    return Expectations(str(data.get("engine", "")), xfail, str(path), links)
 
 
 def apply_one(result: CaseResult, expectations: Expectations) -> None:
@@ -59,6 +69,7 @@ def apply_one(result: CaseResult, expectations: Expectations) -> None:
     if reason is None:
         return
     r = result
+    r.link = expectations.links.get(r.case.id)
     if r.status in ("fail", "errored", "timeout"):
         r.outcome = Outcome("xfail", f"expected failure ({reason}): {r.outcome.message}",
                             r.outcome.missing, r.outcome.extra, r.outcome.got, r.outcome.duplicates)

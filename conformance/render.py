@@ -131,7 +131,8 @@ def junit_xml(lines: list[dict]) -> str:
         suite = suites.setdefault(c["file"], junitparser.TestSuite(c["file"]))
         case = junitparser.TestCase(c["id"], classname=c["file"].replace("/", ".").removesuffix(".yaml"),
                                     time=c.get("ms", 0) / 1000)
-        text = "\n".join(filter(None, [c.get("message"), c.get("diagram"), c.get("repro")]))
+        text = "\n".join(filter(None, [c.get("message"), c.get("link") and f"bug report: {c['link']}",
+                                        c.get("diagram"), c.get("repro")]))
         if c["status"] in ("fail", "xpass"):
             case.result = [junitparser.Failure(c.get("message", c["status"]), type_=c["status"])]
             case.result[0].text = text
@@ -165,7 +166,14 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     if bad:
         out += ["", "### Failures", ""]
         for c in bad[:50]:
-            out.append(f"- `{c['id']}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}")
+            out.append(f"- `{c['id']}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}"
+                       + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
+    known = [c for c in cases if c["status"] == "xfail"]
+    if known:
+        out += ["", "### Known failures (xfail)", ""]
+        for c in known[:50]:
+            out.append(f"- `{c['id']}` ({', '.join(c['spec'])}): {c.get('message', '')}"
+                       + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
     counts = footer.get("counts", {})
     out += ["", " ".join(f"{n} {s}," for s, n in counts.items() if n).rstrip(",")
             + f" in {footer.get('wall_s', 0)} s" + (" (incomplete)" if footer.get("incomplete") else "")]

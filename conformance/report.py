@@ -65,6 +65,8 @@ def case_line(r: CaseResult, engine_name: str = "") -> dict:
         line["repro"] = repro(r.case, engine_name)
     if r.outcome.message:
         line["message"] = r.outcome.message
+    if r.link:
+        line["link"] = r.link
     if r.outcome.missing:
         line["missing"] = r.outcome.missing
     if r.outcome.extra:
@@ -211,6 +213,8 @@ def failure_text(r: CaseResult, engine_name: str) -> str:
         lines.append("  plays returned more than once:       " + ", ".join(r.outcome.duplicates))
     if r.outcome.message:
         lines.append(f"  {r.outcome.message}")
+    if r.link:
+        lines.append(f"  bug report: {r.link}")
     lines.append(f"  re-run: {repro(case, engine_name)}")
     return "\n".join(lines)
 

@@ -25,6 +25,8 @@ class CaseResult:
     case: Case
     outcome: Outcome
     ms: float
+    #: the engine's bug report for this case, from its expectations entry (``link``)
+    link: str | None = None
 
     @property
     def status(self) -> str:

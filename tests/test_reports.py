@@ -117,3 +117,38 @@ def test_expectations_are_strict(tmp_path):
     exp.write_text(exp.read_text() + "  bg-ZZZZ: {reason: gone}\n")
     proc = bgconf("run", "--engine", BROKEN, "--cases", str(path), "--expectations", str(exp))
     assert proc.returncode == 1 and "bg-ZZZZ is not a case of the suite" in proc.stderr
+
+
+def test_an_expectations_link_is_on_the_report_line_and_every_rendering(tmp_path):
+    path = tmp_path / "c.bgcase.yaml"
+    path.write_text(CASE)
+    link = "https://example.org/acme-bg/issues/12"
+    exp = tmp_path / "exp.yaml"
+    exp.write_text("format: 1\nengine: mutant\nxfail:\n"
+                   f"  bg-GQQD: {{reason: plays the smaller die, link: \"{link}\"}}\n"
+                   "  bg-GQQE: {reason: judges the smaller die legal}\n")
+    out = tmp_path / "out"
+    proc = bgconf("run", "--engine", BROKEN, "--cases", str(path), "--expectations", str(exp), "-v",
+                  "--report", str(out / "r.jsonl"), "--markdown", str(out / "r.md"), "--html", str(out / "r.html"),
+                  "--junit", str(out / "r.xml"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = {x.get("id"): x for x in map(json.loads, (out / "r.jsonl").read_text().splitlines())}
+    assert lines["bg-GQQD"]["status"] == "xfail" and lines["bg-GQQD"]["link"] == link
+    assert "link" not in lines["bg-GQQE"]
+    assert f"(bug report: {link})" in proc.stdout
+    assert f"([bug report]({link}))" in (out / "r.md").read_text()
+    assert f'<a href="{link}">bug report</a>' in (out / "r.html").read_text()
+    site = tmp_path / "site"
+    assert bgconf("matrix", str(out / "r.jsonl"), "--cases", str(path), "--out", str(site)).returncode == 0
+    assert f'<a href="{link}">bug report</a>' in (site / "cases" / "bg-GQQD.html").read_text()
+
+
+@pytest.mark.parametrize("link", ["not a url", "ftp://example.org/1", "https://a b", "[1]"])
+def test_a_link_that_is_not_an_http_url_is_refused_naming_the_case(tmp_path, link):
+    path = tmp_path / "c.bgcase.yaml"
+    path.write_text(CASE)
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(f"format: 1\nengine: e\nxfail:\n  bg-GQQD: {{reason: r, link: {json.dumps(link)}}}\n")
+    proc = bgconf("run", "--engine", "reference", "--cases", str(path), "--expectations", str(exp))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{exp}: xfail bg-GQQD: link must be an http(s) URL" in proc.stderr
