@@ -517,6 +517,13 @@ def cmd_engines(args) -> int:
             except Exception as exc:
                 version, state = None, f"not available: {exc}"
         print(f"{name:<15} {version or '-':<22} {state}\n{'':<15} {text}")
+    from .engine import installed_version
+    from .playout import OPENSPIEL_DIST
+
+    version = installed_version(OPENSPIEL_DIST)  # played by bgconf playout only: it takes no position
+    state = "installed" if version else "not installed: pip install 'bgconf[openspiel]'"
+    print(f"{'openspiel':<15} {version or '-':<22} {state}\n{'':<15} OpenSpiel's backgammon, played along random"
+          " games by bgconf playout --engine openspiel (it cannot be given a position)")
     for name, ep in entry_point_engines().items():
         print(f"{name:<15} {'-':<22} entry point {ep.value}")
     return EXIT_OK

@@ -1,4 +1,10 @@
-"""``bgconf playout``: certify an engine that cannot be given a position, by playing it.
+"""``bgconf playout``: certify an engine along random games it plays itself.
+
+Engines: ``openspiel`` and ``pgx``. pgx can also be given any position (``bgconf run --engine
+pgx``); played here, its own opening, dice, turn order and end-of-game scoring are checked too,
+the plays at every turn through ``conformance.adapters.pgx.turn_plays`` (its action masks,
+stepped), one of them chosen at random and replayed with pgx's step, so that pgx rolls the next
+turn's dice. The rest of this docstring is OpenSpiel's.
 
 OpenSpiel's backgammon (``pyspiel``, game ``backgammon``) has no public way to set an
 arbitrary position, so the suite's cases cannot be put to it. Instead this command plays
@@ -42,7 +48,10 @@ from conformance.model import BAR, OFF, Cube, Match, Position, effective_rules, 
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_NO_ENGINE = 0, 1, 2, 4
 INSTALL_HINT = "OpenSpiel is not installed: pip install 'bgconf[openspiel]'"
-ENGINES = ("openspiel",)
+PGX_HINT = "pgx is not installed: pip install 'bgconf[pgx]'"
+ENGINES = ("openspiel", "pgx")
+LABELS = {"openspiel": "OpenSpiel", "pgx": "pgx"}
+PGX_MAX_TURNS = 2000  # a pgx game still going after this many turns is counted as truncated
 OPENSPIEL_DIST = "open-spiel"
 
 X_PLAYER, O_PLAYER = 0, 1
@@ -184,6 +193,7 @@ class Mismatch:
     reasons: list = field(default_factory=list)  # why each extra play is illegal
     detail: dict = field(default_factory=dict)
     case: dict | None = None
+    engine: str = "openspiel"  # the --engine that played the game
 
 
 def _notation(position: Position, steps: Sequence, fallback: str) -> str:
@@ -330,7 +340,7 @@ class GameRecord:
     positions: int = 0
     status: str = "ok"  # ok, mismatch, truncated
     winner: str | None = None
-    openspiel_points: int | None = None
+    engine_points: int | None = None
     reference: dict | None = None
 
 
@@ -339,7 +349,7 @@ class Totals:
     games: list = field(default_factory=list)
     mismatches: list = field(default_factory=list)
     coverage: Counter = field(default_factory=Counter)
-    openspiel_s: float = 0.0
+    engine_s: float = 0.0  # time spent in the engine's plays
     reference_s: float = 0.0
     wall_s: float = 0.0
 
@@ -381,7 +391,7 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
             engine = openspiel_plays(state)
             t1 = time.perf_counter()
             expected, missing, extra, reasons, anchors = compare_plays(position, dice, engine, totals.coverage)
-            totals.openspiel_s += t1 - t0
+            totals.engine_s += t1 - t0
             totals.reference_s += time.perf_counter() - t1
             record.positions += 1
             if missing or extra:
@@ -389,7 +399,7 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
                 totals.mismatches.append(Mismatch(
                     number, record.plies, "legal_plays", position, dice, missing, extra, expected,
                     anchors, reasons,
-                    {"openspiel_plays": len(engine), "reference_plays": len(expected)}))
+                    {"engine_plays": len(engine), "reference_plays": len(expected)}))
         last_mover = player
         state.apply_action(rng.choice(state.legal_actions()))
         turn_start = False
@@ -402,15 +412,64 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
     returns = state.returns()
     os_winner = SIDE[0 if returns[0] > 0 else 1]
     record.winner = os_winner
-    record.openspiel_points = int(round(max(returns)))
+    record.engine_points = int(round(max(returns)))
     ref = game_result(final, Cube(), Match(), effective_rules({}))
     record.reference = ref
-    if ref["winner"] != os_winner or ref["points"] != record.openspiel_points:
+    if ref["winner"] != os_winner or ref["points"] != record.engine_points:
         record.status = "mismatch"
         totals.mismatches.append(Mismatch(
             number, record.plies, "game_result", final, anchors=[f"score.{ref['result']}"],
-            detail={"openspiel": {"winner": os_winner, "points": record.openspiel_points,
-                                  "returns": list(returns)}, "reference": ref}))
+            detail={"engine": {"winner": os_winner, "points": record.engine_points,
+                               "returns": list(returns)}, "reference": ref}))
+    return record
+
+
+def play_game_pgx(engine, seed: int, number: int, totals: Totals) -> GameRecord:
+    """Play game ``number`` of ``seed`` with pgx (``engine`` from conformance.adapters.pgx.
+    load_engine): pgx's own opening and dice (its PRNG, seeded from the game's generator), a
+    random choice among the plays its masks allow, stepped by pgx; compare every turn's plays and
+    the end of the game (pgx's reward) with the reference. The record is added to ``totals``."""
+    from reference_impl.game import game_result
+
+    from .adapters import pgx
+
+    rng = game_rng(seed, number)
+    record = GameRecord(number)
+    totals.games.append(record)
+    state = pgx.new_game(engine, rng.randrange(2**31))
+    while (over := pgx.game_over(engine, state)) is None:
+        if record.plies >= PGX_MAX_TURNS:
+            record.status = "truncated"
+            return record
+        record.plies += 1
+        position, dice = pgx.turn_start(engine, state)
+        t0 = time.perf_counter()
+        found = pgx.turn_plays(engine, state, position.on_roll)
+        t1 = time.perf_counter()
+        plays = {result: EnginePlay(steps, [f"action {a}" for a in actions]) for result, (steps, actions) in found.items()}
+        if not found:  # pgx offers only its no-op: the turn passes, the board unchanged
+            plays = {position.passed(): EnginePlay([], ["action 0 (no-op)"])}
+        expected, missing, extra, reasons, anchors = compare_plays(position, dice, plays, totals.coverage)
+        totals.engine_s += t1 - t0
+        totals.reference_s += time.perf_counter() - t1
+        record.positions += 1
+        if missing or extra:
+            record.status = "mismatch"
+            totals.mismatches.append(Mismatch(
+                number, record.plies, "legal_plays", position, dice, missing, extra, expected, anchors, reasons,
+                {"engine_plays": len(plays), "reference_plays": len(expected)}, engine="pgx"))
+        choice = found[rng.choice(sorted(found, key=str))][1] if found else []
+        state = pgx.play(engine, state, choice, rng.randrange(2**31))
+    final, winner, points = over
+    record.winner, record.engine_points = winner, points
+    ref = game_result(final, Cube(), Match(), effective_rules({}))
+    record.reference = ref
+    if ref["winner"] != winner or ref["points"] != points:
+        record.status = "mismatch"
+        totals.mismatches.append(Mismatch(
+            number, record.plies, "game_result", final, anchors=[f"score.{ref['result']}"],
+            detail={"engine": {"winner": winner, "points": points, "returns": [points]}, "reference": ref},
+            engine="pgx"))
     return record
 
 
@@ -445,20 +504,21 @@ def fresh_ids(seed: int):
 
 def make_case(m: Mismatch, seed: int, case_id: str, version: str) -> dict:
     """The ready case for one mismatch (the reference's answer is the expectation)."""
-    source = f"OpenSpiel playout, seed {seed}, game {m.game}, ply {m.ply}"
+    label = LABELS[m.engine]
+    source = f"{label} playout, seed {seed}, game {m.game}, ply {m.ply}"
     provenance = {"source": source, "verified_by": ["reference"]}
     if m.kind == "game_result":
-        ref, got = m.detail["reference"], m.detail["openspiel"]
+        ref, got = m.detail["reference"], m.detail["engine"]
         return {
             "id": case_id,
             "title": f"Game over: {ref['winner']} wins a {ref['result']}, {ref['points']} point"
-                     f"{'s' if ref['points'] != 1 else ''} (OpenSpiel playout)",
+                     f"{'s' if ref['points'] != 1 else ''} ({label} playout)",
             "kind": "game_result", "spec": m.anchors,
             "tags": [t for t in ("gammon", "backgammon", "money") if t in (ref["result"], "money")],
             "position": _position_form(m.position),
             "expect": {"winner": ref["winner"], "result": ref["result"], "points": ref["points"]},
-            "comment": f"OpenSpiel {version} (full_scoring) scores this game {got['winner']} +{got['points']};"
-                       f" returns {got['returns']}.",
+            "comment": f"{label} {version}{' (full_scoring)' if m.engine == 'openspiel' else ''} scores this"
+                       f" game {got['winner']} +{got['points']}; returns {got['returns']}.",
             "provenance": provenance,
         }
     d1, d2 = m.dice
@@ -468,7 +528,7 @@ def make_case(m: Mismatch, seed: int, case_id: str, version: str) -> dict:
     if m.extra:
         parts.append("allows " + ", ".join(f"{p} ({r})" for p, r in zip(m.extra, m.reasons)))
     title = f"{m.position.on_roll} to play {d1}-{d2}: the {len(m.expected)} legal play" \
-            f"{'s' if len(m.expected) != 1 else ''} (OpenSpiel playout)"
+            f"{'s' if len(m.expected) != 1 else ''} ({label} playout)"
     return {
         "id": case_id,
         "title": title,
@@ -478,19 +538,19 @@ def make_case(m: Mismatch, seed: int, case_id: str, version: str) -> dict:
         "position": _position_form(m.position),
         "dice": [d1, d2],
         "expect": {"plays": list(m.expected)},
-        "comment": f"OpenSpiel {version} gives {m.detail['openspiel_plays']} distinct plays here and "
+        "comment": f"{label} {version} gives {m.detail['engine_plays']} distinct plays here and "
                    + "; ".join(parts) + ".",
         "provenance": provenance,
     }
 
 
-def cases_yaml(cases: list[dict], seed: int, version: str) -> str:
-    """A case file (format 1) holding ``cases``."""
+def cases_yaml(cases: list[dict], seed: int, version: str, engine: str = "openspiel") -> str:
+    """A case file (format 1) holding ``cases`` found by playing ``engine``."""
     import yaml
 
-    head = {"format": 1, "topic": "playout/openspiel",
-            "description": f"Disagreements found by bgconf playout --engine openspiel --seed {seed}"
-                           f" (OpenSpiel {version}); the expectations are the reference engine's."}
+    head = {"format": 1, "topic": f"playout/{engine}",
+            "description": f"Disagreements found by bgconf playout --engine {engine} --seed {seed}"
+                           f" ({LABELS[engine]} {version}); the expectations are the reference engine's."}
     text = yaml.safe_dump(head, sort_keys=False, width=200, allow_unicode=True)
     return text + cases_block(cases)
 
@@ -537,17 +597,18 @@ def mismatch_text(m: Mismatch, seed: int) -> str:
     for anchor in m.anchors:
         lines.append(f"  spec {anchor}: {clauses.get(anchor, '')}".rstrip())
     lines.append(board_diagram(m.position, m.dice))
+    label = LABELS[m.engine]
     if m.kind == "legal_plays":
-        lines.append(f"  reference: {len(m.expected)} plays; OpenSpiel: {m.detail['openspiel_plays']}")
+        lines.append(f"  reference: {len(m.expected)} plays; {label}: {m.detail['engine_plays']}")
         if m.missing:
-            lines.append("  missing plays (legal, OpenSpiel lacks them): " + ", ".join(m.missing))
+            lines.append(f"  missing plays (legal, {label} lacks them): " + ", ".join(m.missing))
         if m.extra:
-            lines.append("  extra plays (OpenSpiel allows them, not legal): "
+            lines.append(f"  extra plays ({label} allows them, not legal): "
                          + ", ".join(f"{p} [{r}]" for p, r in zip(m.extra, m.reasons)))
     else:
-        lines.append(f"  OpenSpiel: {m.detail['openspiel']}")
+        lines.append(f"  {label}: {m.detail['engine']}")
         lines.append(f"  reference: {m.detail['reference']}")
-    lines.append(f"  re-run: bgconf playout --engine openspiel --seed {seed} --game {m.game}")
+    lines.append(f"  re-run: bgconf playout --engine {m.engine} --seed {seed} --game {m.game}")
     return "\n".join(lines)
 
 
@@ -562,11 +623,25 @@ def run(args) -> int:
         check_outputs({"--report": args.report, "--write-cases": args.write_cases})
     except CommandExit as stop:
         return stop.code
-    try:
-        os_game, version = load_openspiel()
-    except OpenSpielUnavailable:
-        print(f"bgconf: {INSTALL_HINT}", file=sys.stderr)
-        return EXIT_NO_ENGINE
+    if args.engine == "pgx":
+        from .adapters import EngineUnavailable
+        from .adapters.pgx import load_engine
+        from .engine import installed_version
+
+        try:
+            engine_game, version = load_engine(), installed_version("pgx") or "unknown"
+        except EngineUnavailable:
+            print(f"bgconf: {PGX_HINT}", file=sys.stderr)
+            return EXIT_NO_ENGINE
+        play, about = play_game_pgx, "(backgammon environment, its own dice and scoring)"
+    else:
+        try:
+            engine_game, version = load_openspiel()
+        except OpenSpielUnavailable:
+            print(f"bgconf: {INSTALL_HINT}", file=sys.stderr)
+            return EXIT_NO_ENGINE
+        play, about = play_game, "(backgammon, scoring_type=full_scoring)"
+    label = LABELS[args.engine]
     numbers = [args.game] if args.game else list(range(1, args.games + 1))
     totals = Totals()
     t0 = time.perf_counter()
@@ -576,7 +651,7 @@ def run(args) -> int:
     try:
         with interruptible():
             for n in numbers:
-                record = play_game(os_game, args.seed, n, totals)
+                record = play(engine_game, args.seed, n, totals)
                 if args.verbose:
                     ref = record.reference or {}
                     print(f"game {n}: {record.plies} plies, {record.positions} positions, {record.status}"
@@ -605,17 +680,17 @@ def run(args) -> int:
     from .cliutil import EXIT_SIGNAL, write_text
 
     if args.write_cases:
-        write_text("--write-cases", args.write_cases, cases_yaml(cases, args.seed, version))
+        write_text("--write-cases", args.write_cases, cases_yaml(cases, args.seed, version, args.engine))
     if args.report:
         write_report(Path(args.report), args, version, totals, incomplete, error, interrupted)
     if error:
         print(f"bgconf: conversion error, {error}", file=sys.stderr)
     played = len(totals.games)
-    trunc = f", {totals.truncated} ended by OpenSpiel's turn limit" if totals.truncated else ""
-    print(f"engine: openspiel {version} (backgammon, scoring_type=full_scoring)")
+    trunc = f", {totals.truncated} ended by {label}'s turn limit" if totals.truncated else ""
+    print(f"engine: {args.engine} {version} {about}")
     print(f"{played} game{'s' if played != 1 else ''} played{trunc}, {totals.positions} positions compared,"
           f" {len(totals.mismatches)} mismatch{'es' if len(totals.mismatches) != 1 else ''}"
-          f" in {totals.wall_s:.1f} s (OpenSpiel's plays {totals.openspiel_s:.1f} s,"
+          f" in {totals.wall_s:.1f} s ({label}'s plays {totals.engine_s:.1f} s,"
           f" reference {totals.reference_s:.1f} s)" + (" (incomplete)" if incomplete else ""))
     print("situations compared: " + ", ".join(f"{k} {totals.coverage.get(k, 0)}" for k in SITUATIONS))
     ends = Counter((g.reference or {}).get("result") for g in totals.games if g.reference)
@@ -634,27 +709,27 @@ def write_report(path: Path, args, version: str, totals: Totals, incomplete: boo
 
     lines: list[dict] = [{
         "type": "header", "tool": "bgconf playout", "suite_version": __version__,
-        "engine": {"name": "openspiel", "version": version, "game": "backgammon",
-                   "parameters": {"scoring_type": "full_scoring"}},
+        "engine": {"name": args.engine, "version": version, "game": "backgammon",
+                   **({"parameters": {"scoring_type": "full_scoring"}} if args.engine == "openspiel" else {})},
         "seed": args.seed, "games": [args.game] if args.game else args.games,
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "argv": sys.argv[1:]}]
     for g in totals.games:
         lines.append({"type": "game", "game": g.game, "plies": g.plies, "positions": g.positions,
-                      "status": g.status, "openspiel": {"winner": g.winner, "points": g.openspiel_points},
+                      "status": g.status, "engine": {"winner": g.winner, "points": g.engine_points},
                       "reference": g.reference})
     for m in totals.mismatches:
         line = {"type": "mismatch", "kind": m.kind, "game": m.game, "ply": m.ply,
                 "position": m.position.to_wire(), "spec": m.anchors, "case": m.case}
         if m.kind == "legal_plays":
             line.update(dice=list(m.dice), missing=m.missing, extra=m.extra, reasons=m.reasons,
-                        openspiel_plays=m.detail["openspiel_plays"], reference_plays=len(m.expected))
+                        engine_plays=m.detail["engine_plays"], reference_plays=len(m.expected))
         else:
             line.update(detail=m.detail)
         lines.append(line)
     lines.append({"type": "footer", "games": len(totals.games), "truncated": totals.truncated,
                   "positions": totals.positions, "mismatches": len(totals.mismatches),
-                  "wall_s": round(totals.wall_s, 3), "openspiel_s": round(totals.openspiel_s, 3),
+                  "wall_s": round(totals.wall_s, 3), "engine_s": round(totals.engine_s, 3),
                   "reference_s": round(totals.reference_s, 3),
                   "situations": {k: totals.coverage.get(k, 0) for k in SITUATIONS}, "incomplete": incomplete,
                   "interrupted": interrupted or False, **({"error": error} if error else {})})
@@ -685,6 +760,12 @@ How a game goes:
     game OpenSpiel ends by its own turn limit (max_player_turns) before anyone has
     borne off 15 is counted, not compared.
 
+pgx (--engine pgx) is played the same way through its own API: pgx.make("backgammon")
+rolls its opening and every turn's dice (its PRNG seeded from --seed and the game), its
+legal plays at each turn are every sequence of micro actions its masks allow, one is
+chosen at random and stepped, and a finished game's reward (1, 2, 3) is compared with
+the reference's single/gammon/backgammon.
+
 The summary also counts the rule situations the compared positions met (doubles, the
 bar, a closed board, hits, bearing off, with a larger die, no play, one die only, the
 larger die forced, part of a double), so a run shows what it exercised.
@@ -701,13 +782,14 @@ examples:
   bgconf playout --engine openspiel --games 200 --seed 1
   bgconf playout --engine openspiel --games 50 --seed 7 --report os.jsonl --write-cases os.bgcase.yaml
   bgconf playout --engine openspiel --seed 1 --game 17      (replay game 17 of seed 1)
+  bgconf playout --engine pgx --games 100 --seed 1
 
 exit codes:
   0  every position compared agreed, and every game's result
   1  at least one mismatch (or a board OpenSpiel reports that cannot be read)
   2  bad command line
-  4  the engine is not one playout drives, or OpenSpiel is not installed
-     (pip install 'bgconf[openspiel]')
+  4  the engine is not one playout drives, or it is not installed
+     (pip install 'bgconf[openspiel]', pip install 'bgconf[pgx]')
   130, 143  interrupted by SIGINT, SIGTERM: the games played are kept and reported
 """
 
@@ -716,10 +798,10 @@ def add_parser(subparsers) -> None:
     from .cliutil import count, positive_int
 
     p = subparsers.add_parser(
-        "playout", help="certify an engine that cannot take a position (OpenSpiel) by random games",
+        "playout", help="certify an engine along random games it plays itself (OpenSpiel, pgx)",
         description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--engine", required=True,
-                   help="the engine to play: " + ", ".join(ENGINES) + " (pip install 'bgconf[openspiel]')")
+                   help="the engine to play: " + ", ".join(ENGINES) + " (pip install 'bgconf[openspiel]' or 'bgconf[pgx]')")
     p.add_argument("--games", type=positive_int, default=100, metavar="N", help="games to play (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0); same seed, same run")
     p.add_argument("--game", type=positive_int, metavar="G", help="play only game G of the seed, to replay a mismatch (--games is then ignored)")

@@ -53,7 +53,7 @@ THIRD_PARTY: dict[str, tuple[str, str, str]] = {
     "pygammon": ("conformance.adapters.pygammon", "pygammon", "pygammon (pure Python)"),
     "magmacrunch": ("conformance.adapters.magmacrunch", "magmacrunch-backgammon", "magmacrunch-backgammon"),
     "willse": ("conformance.adapters.willse", "willse-backgammon", "willse-backgammon"),
-    "pgx": ("conformance.adapters.pgx", "pgx", "pgx's backgammon environment (JAX), stepped by its action masks"),
+    "pgx": ("conformance.adapters.pgx", "pgx", "pgx's backgammon environment (JAX), stepped by its action masks; also bgconf playout --engine pgx"),
     "gammonview": ("conformance.adapters.gammonview", "gammonview", "gammonview's legality checker (gvformat.legality)"),
 }
 

@@ -218,3 +218,43 @@ def test_cli_run_report_and_cases(tmp_path, capsys):
     assert lines[-1]["mismatches"] == 0 and lines[-1]["positions"] == sum(x["positions"] for x in lines[1:4])
     cases, errors = load_file(written)
     assert cases == [] and errors == []
+
+
+# -- pgx ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pgx_engine():
+    pytest.importorskip("pgx", reason="pgx not installed (pip install 'bgconf[pgx]')")
+    from conformance.adapters.pgx import load_engine
+
+    return load_engine()
+
+
+def test_pgx_playout_finds_its_mask_bugs_and_replays(pgx_engine, tmp_path):
+    """Two pgx games (its own opening and dice): every turn compared; the differences are pgx's
+    known ones (plays using fewer dice than the rules require, or the smaller die), each a ready
+    case that loads and passes on the reference; a game replays alone to the same end."""
+    from conformance.cases import load_file
+    from conformance.runner import run_cases
+    from conformance.adapters.reference import ReferenceEngine
+
+    totals = playout.Totals()
+    records = [playout.play_game_pgx(pgx_engine, 1, n, totals) for n in (1, 2)]
+    assert totals.positions == sum(r.plies for r in records) > 100
+    assert all(r.reference and r.winner == r.reference["winner"] for r in records)
+    assert totals.mismatches, "pgx 2.6.0 accepts under-using first moves; two games meet one"
+    for m in totals.mismatches:
+        assert m.kind == "legal_plays" and m.extra and not m.missing
+        assert set(m.reasons) <= {"must-use-more-dice", "must-use-larger-die"}
+        assert {"move.maximum-dice", "move.larger-die"} & set(m.anchors)
+    ids = playout.fresh_ids(1)
+    cases = [playout.make_case(m, 1, next(ids), "2.6.0") for m in totals.mismatches]
+    assert cases[0]["provenance"]["source"].startswith("pgx playout, seed 1, game 1")
+    path = tmp_path / "pgx.bgcase.yaml"
+    path.write_text(playout.cases_yaml(cases, 1, "2.6.0", "pgx"), encoding="utf-8")
+    loaded, errors = load_file(path)
+    assert errors == [] and len(loaded) == len(cases)
+    assert {r.status for r in run_cases(ReferenceEngine(), loaded)} == {"pass"}
+    again = playout.Totals()
+    replay = playout.play_game_pgx(pgx_engine, 1, 2, again)
+    assert (replay.plies, replay.reference, replay.engine_points) == (
+        records[1].plies, records[1].reference, records[1].engine_points)

@@ -58,7 +58,7 @@ _RESULTS = {1: "single", 2: "gammon", 3: "backgammon"}
 _pgx = None
 
 
-def _engine():
+def load_engine():
     """(jax, numpy, env, jitted fresh-turn builder, jitted step), loaded and compiled once."""
     global _pgx
     if _pgx is not None:
@@ -132,42 +132,88 @@ def _step_of(action: int) -> list[int]:
     return [start, max(start - die, OFF)]
 
 
-def pgx_plays(engine, position: Position, dice: tuple[int, int]) -> dict[Position, list]:
-    """Every resulting position pgx's masks allow for ``position`` and ``dice``, with the first
-    step list (mover's numbering) that reaches it; ``{}`` when pgx offers only the no-op."""
+def turn_plays(engine, state, mover: str) -> dict[Position, tuple[list, list]]:
+    """Every resulting position pgx's masks allow from ``state`` (a turn start, ``mover`` on
+    roll), with the first step list (mover's numbering) and micro actions that reach it; ``{}``
+    when pgx offers only the no-op."""
     jax, np, _env, _fresh, step = engine
     key = jax.random.PRNGKey(1)
-    mover = position.on_roll
-    finals: dict[Position, list] = {}
-    frontier = [(_state(engine, position, dice), [])]
+    turn = int(state._turn)
+    finals: dict[Position, tuple[list, list]] = {}
+    frontier = [(state, [], [])]
     seen: set = set()
     while frontier:
         following = []
-        for state, steps in frontier:
-            mask = np.asarray(state.legal_action_mask)
-            actions = [int(a) for a in np.flatnonzero(mask)]
-            if all(a < 6 for a in actions):  # only the no-op: pgx has no move for what is left
+        for current, steps, actions in frontier:
+            mask = np.asarray(current.legal_action_mask)
+            allowed = [int(a) for a in np.flatnonzero(mask)]
+            if all(a < 6 for a in allowed):  # only the no-op: pgx has no move for what is left
                 if steps:
-                    me, them = _read(np.asarray(state._board), mover)
-                    finals.setdefault(Position.from_mover(mover, me, them).passed(), steps)
+                    me, them = _read(np.asarray(current._board), mover)
+                    finals.setdefault(Position.from_mover(mover, me, them).passed(), (steps, actions + [0]))
                 continue
-            for action in actions:
-                child = step(state, action, key)
+            for action in allowed:
+                child = step(current, action, key)
                 board = np.asarray(child._board)
-                moved = steps + [_step_of(action)]
+                moved, done = steps + [_step_of(action)], actions + [action]
                 if bool(child.terminated):
                     me, them = _read(board, mover)
-                    finals.setdefault(Position.from_mover(mover, me, them).passed(), moved)
-                elif int(child._turn) != 0:  # pgx passed the turn: its board is the opponent's side
+                    finals.setdefault(Position.from_mover(mover, me, them).passed(), (moved, done))
+                elif int(child._turn) != turn:  # pgx passed the turn: its board is the opponent's side
                     them, me = _read(board, other(mover))
-                    finals.setdefault(Position.from_mover(mover, me, them).passed(), moved)
+                    finals.setdefault(Position.from_mover(mover, me, them).passed(), (moved, done))
                 else:
                     k = (board.tobytes(), np.asarray(child._playable_dice).tobytes())
                     if k not in seen:
                         seen.add(k)
-                        following.append((child, moved))
+                        following.append((child, moved, done))
         frontier = following
     return finals
+
+
+def pgx_plays(engine, position: Position, dice: tuple[int, int]) -> dict[Position, list]:
+    """``turn_plays`` for ``position`` and ``dice``: resulting position -> step list."""
+    found = turn_plays(engine, _state(engine, position, dice), position.on_roll)
+    return {result: steps for result, (steps, _actions) in found.items()}
+
+
+# -- whole games, for bgconf playout (pgx's own opening, dice and turn order) -------------------
+def new_game(engine, seed: int):
+    """pgx's initial State for PRNG seed ``seed`` (its own first player and opening roll)."""
+    jax, _np, env, _fresh, _step = engine
+    return env.init(jax.random.PRNGKey(seed))
+
+
+def turn_start(engine, state) -> tuple[Position, tuple[int, int]]:
+    """The position (pgx's ``_turn`` 0 plays x, 1 plays o) and the roll of a turn start."""
+    np = engine[1]
+    mover = "x" if int(state._turn) == 0 else "o"
+    me, them = _read(np.asarray(state._board), mover)
+    d1, d2 = (int(d) + 1 for d in np.asarray(state._dice))
+    return Position.from_mover(mover, me, them), (d1, d2)
+
+
+def play(engine, state, actions: list[int], seed: int):
+    """``state`` after pgx's step of each micro action (``[0]``, the no-op, for no move); the PRNG
+    ``seed`` feeds the steps, so pgx rolls the next turn's dice with it."""
+    jax, _np, _env, _fresh, step = engine
+    key = jax.random.PRNGKey(seed)
+    for action in actions or [0]:
+        key, sub = jax.random.split(key)
+        state = step(state, action, sub)
+    return state
+
+
+def game_over(engine, state) -> tuple[Position, str, int] | None:
+    """None while the game goes on; else (the final position, the loser on roll), the winner and
+    pgx's reward for it (its own scoring, cube 1)."""
+    np = engine[1]
+    if not bool(state.terminated):
+        return None
+    winner = "x" if int(state._turn) == 0 else "o"
+    me, them = _read(np.asarray(state._board), winner)
+    points = round(float(np.asarray(state.rewards)[int(state.current_player)]))
+    return Position.from_mover(winner, me, them).passed(), winner, points
 
 
 class Adapter(ThirdPartyAdapter):
@@ -178,13 +224,13 @@ class Adapter(ThirdPartyAdapter):
 
     def describe(self) -> dict:
         if installed_version(DISTRIBUTION) is not None:
-            _engine()  # JAX compiles pgx's step here, inside the start handshake's longer timeout
+            load_engine()  # JAX compiles pgx's step here, inside the start handshake's longer timeout
         info = super().describe()
         info["capabilities"] = ["legal-plays", "play-check", "game-result"]
         return info
 
     def legal_plays(self, request: dict) -> dict:
-        engine = _engine()
+        engine = load_engine()
         position = Position.from_dict(request["position"])
         plays = []
         for result, steps in pgx_plays(engine, position, parse_dice(request["dice"])).items():
@@ -197,7 +243,7 @@ class Adapter(ThirdPartyAdapter):
 
     def game_result(self, request: dict) -> dict:
         """pgx's reward for bearing off the winner's last checker, times the cube value."""
-        engine = _engine()
+        engine = load_engine()
         jax, np, _env, _fresh, step = engine
         position = Position.from_dict(request["position"])
         winners = [s for s in ("x", "o") if position.side(s)[OFF] == 15]
