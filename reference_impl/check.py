@@ -39,7 +39,9 @@ def _routes(segments: Sequence[tuple[int, int]], dice: Sequence[int]):
     A segment ``(a, b)`` may span several dice when the notation leaves the
     intermediate points out (``13/5`` with 5-3 is 13/8/5 or 13/10/5). Yields
     lists of ``(source, die)`` single-die steps; a bear-off die may be larger
-    than the distance left. Routes using exact bear-off dice come first.
+    than the distance left. Routes using exact bear-off dice come first; among
+    the others the larger die is tried first, so the order in which the roll's
+    dice are given never changes the verdict.
     """
     def walk(i, left, route):
         if i == len(segments):
@@ -60,7 +62,7 @@ def _routes(segments: Sequence[tuple[int, int]], dice: Sequence[int]):
 
         yield from chain(a, left, route)
 
-    found = list(walk(0, list(dice_moves(dice)), []))
+    found = list(walk(0, sorted(dice_moves(dice), reverse=True), []))
     found.sort(key=lambda r: sum(src - die < 0 for src, die in r))
     return found
 
