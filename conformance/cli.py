@@ -21,7 +21,7 @@ from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, E
                       CommandExit, add_engine_options, check_outputs, count, err, interruptible, open_engine,
                       positive_int, signal_name, write_text)
 
-COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz", "diff", "matrix", "export", "release"]
+COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz", "diff", "matrix", "export", "release", "replay"]
 #: the renderings of a run: option -> file suffix of certify's outputs
 RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
 

@@ -58,6 +58,12 @@ REASON_ANCHORS = {
     "bear-off-higher-checker": "bearoff.higher-die", "must-use-larger-die": "move.larger-die",
     "must-use-more-dice": "move.maximum-dice",
 }
+#: the reason code of a refused cube action -> the rule behind it
+CUBE_REASON_ANCHORS = {
+    "cube-disabled": "cube.start", "wrong-moment": "cube.when", "not-your-turn": "cube.when",
+    "crawford-game": "cube.crawford", "not-cube-owner": "cube.ownership", "max-cube": "cube.max",
+    "money-play-only": "match.money-options", "option-off": "cube.beaver",
+}
 #: largest legal set written out in full as ``expect: {plays: [...]}``
 MAX_LISTED_PLAYS = 40
 
@@ -616,59 +622,116 @@ def case_yaml(finding: Finding, engine_name: str, engine_label: str, seed: int, 
     """A complete case file (``format: 1`` and one case) for the finding."""
     ex, m = finding.example, finding.mismatch
     anchors = spec_anchors(finding)
-    tags = _tags(finding, anchors)
+    comment = f"Found by bgconf fuzz and shrunk by Hypothesis: {engine_label} answers differently: {m.message}."
+    return case_text(ex.kind, case_id, _title(ex, m.expected), source=f"bgconf fuzz against {engine_name}, seed {seed}",
+                     position=ex.position, dice=ex.dice, play=ex.play, cube=ex.cube, match=ex.match, rules=ex.rules,
+                     expected=m.expected, anchors=anchors, tags=_tags(finding, anchors), comment=comment,
+                     missing=m.missing, extra=m.extra)
+
+
+def _title(ex: Example, expected: Any) -> str:
     roll = f"{ex.dice[0]}-{ex.dice[1]}" if ex.dice else ""
-    lines = ["format: 1", "cases:", f"  - id: {case_id}"]
     if ex.kind == "legal_plays":
-        plays = sorted(format_play(ex.position, s) for s in m.expected.values() if s)
-        n = len(plays)
-        title = (f"{ex.position.on_roll} to play {roll} with {_describe(ex)}: "
-                 f"{'no legal play' if not n else f'{n} legal play' + ('s' if n != 1 else '')}")
-    elif ex.kind == "play_check":
-        v = m.expected
-        title = (f"{ex.play} with {roll} is " + ("legal" if v.legal else f"illegal ({v.reason})")
-                 + f", {_describe(ex)}")
-    else:
-        e = m.expected
-        title = (f"{e['winner']} wins a {e['result']} worth {e['points']} point{'s' if e['points'] != 1 else ''}"
-                 f" (cube {ex.cube.value}, {'money' if ex.match.money else f'match to {ex.match.length}'})")
-    lines += [f"    title: {_q(title[:120])}", f"    kind: {ex.kind}", f"    spec: [{', '.join(anchors)}]"]
+        n = sum(1 for s in expected.values() if s)
+        return (f"{ex.position.on_roll} to play {roll} with {_describe(ex)}: "
+                f"{'no legal play' if not n else f'{n} legal play' + ('s' if n != 1 else '')}")
+    if ex.kind == "play_check":
+        return (f"{ex.play} with {roll} is " + ("legal" if expected.legal else f"illegal ({expected.reason})")
+                + f", {_describe(ex)}")
+    e = expected
+    return (f"{e['winner']} wins a {e['result']} worth {e['points']} point{'s' if e['points'] != 1 else ''}"
+            f" (cube {ex.cube.value}, {'money' if ex.match.money else f'match to {ex.match.length}'})")
+
+
+def case_anchors_and_tags(ex: Example, expected: Any) -> tuple[list[str], list[str]]:
+    """Spec anchors and tags for a case of ``ex`` with the reference's ``expected`` answer, from
+    the situation alone (no mutant run): the rules the position points at, the reason of an
+    illegal play."""
+    from . import resources
+
+    finding = Finding(ex, {}, Mismatch("", "", expected=expected), 0, 0)
+    anchors = []
+    if ex.kind == "play_check" and not expected.legal:
+        anchors.append(REASON_ANCHORS.get(expected.reason, "move.same-play"))
+    anchors += _specific_anchors(finding) + _heuristic_anchors(finding)
+    known = resources.spec_clauses()
+    anchors = [a for a in dict.fromkeys(anchors) if not known or a in known][:3] or ["move.same-play"]
+    return anchors, _tags(finding, anchors)
+
+
+def case_text(kind: str, case_id: str, title: str, *, source: str, expected: Any, comment: str,
+              position: Position | None = None, dice=None, play: str | None = None, cube: Cube | None = None,
+              match: Match | None = None, rules: dict | None = None, anchors: list[str] | None = None,
+              tags: list[str] | None = None, on_roll: str | None = None, moment: str | None = None,
+              action: dict | None = None, missing=(), extra=()) -> str:
+    """A complete case file (``format: 1`` and one case) of ``kind`` with the reference's
+    ``expected`` answer: legal_plays ({position: steps}), play_check (a Verdict), game_result
+    and cube_action (the reference's dict). Anchors and tags default to those of the situation
+    (``case_anchors_and_tags``). The one writer of printed cases (fuzz, replay)."""
+    if anchors is None and kind != "cube_action":
+        anchors, tags = case_anchors_and_tags(
+            Example(kind, position, tuple(dice) if dice else None, play, None, cube, match, rules or {}), expected)
+    elif anchors is None:
+        anchors, tags = _cube_anchors(action, expected), ["cube"]
+    lines = ["format: 1", "cases:", f"  - id: {case_id}"]
+    lines += [f"    title: {_q(title[:120])}", f"    kind: {kind}", f"    spec: [{', '.join(anchors)}]"]
     if tags:
         lines.append(f"    tags: [{', '.join(tags)}]")
-    if ex.rules:
+    if rules:
         lines.append("    rules: {" + ", ".join(f"{k}: {str(v).lower() if isinstance(v, bool) else v}"
-                                               for k, v in ex.rules.items()) + "}")
-    lines.append(f"    position: {position_yaml(ex.position, with_off=ex.kind == 'game_result')}")
-    if ex.dice:
-        lines.append(f"    dice: [{ex.dice[0]}, {ex.dice[1]}]")
-    if ex.kind == "legal_plays":
+                                               for k, v in rules.items()) + "}")
+    if position is not None:
+        lines.append(f"    position: {position_yaml(position, with_off=kind == 'game_result')}")
+    if dice:
+        lines.append(f"    dice: [{dice[0]}, {dice[1]}]")
+    if kind == "legal_plays":
+        plays = sorted(format_play(position, s) for s in expected.values() if s)
         if len(plays) <= MAX_LISTED_PLAYS:
             lines += ["    expect:", f"      plays: {_flow(plays)}"]
         else:
-            lines += ["    expect:", f"      count: {len(m.expected)}"]
-            if m.missing:
-                lines.append(f"      includes: {_flow(m.missing)}")
-            extra = [e for e in m.extra if not e.startswith("position ")]
-            if extra:
-                lines.append(f"      excludes: {_flow(extra)}")
-    elif ex.kind == "play_check":
-        lines.append(f"    play: {_q(ex.play)}")
-        v = m.expected
+            lines += ["    expect:", f"      count: {len(expected)}"]
+            if missing:
+                lines.append(f"      includes: {_flow(list(missing))}")
+            shown = [e for e in extra if not e.startswith("position ")]
+            if shown:
+                lines.append(f"      excludes: {_flow(shown)}")
+    elif kind == "play_check":
+        lines.append(f"    play: {_q(play)}")
+        v = expected
         lines.append("    expect: {legal: true}" if v.legal else f"    expect: {{legal: false, reason: {v.reason}}}")
     else:
-        c, mt = ex.cube, ex.match
+        if kind == "cube_action":
+            lines += [f"    on_roll: {on_roll}", f"    moment: {moment}"]
+        c, mt = cube or Cube(), match or Match()
         lines.append(f"    cube: {{value: {c.value}, owner: {c.owner}}}")
         if not mt.money:
             flags = "".join(f", {k}: true" for k in ("crawford", "post_crawford") if getattr(mt, k))
             score = f"{{x: {mt.score['x']}, o: {mt.score['o']}}}"
             lines.append(f"    match: {{length: {mt.length}, score: {score}{flags}}}")
-        e = m.expected
-        lines.append(f"    expect: {{winner: {e['winner']}, result: {e['result']}, points: {e['points']}}}")
-    comment = f"Found by bgconf fuzz and shrunk by Hypothesis: {engine_label} answers differently: {m.message}."
-    source = f"bgconf fuzz against {engine_name}, seed {seed}"
+        e = expected
+        if kind == "cube_action":
+            lines.append(f"    action: {{by: {action['by']}, type: {action['type']}}}")
+            lines.append(f"    expect: {_flow_map(e)}")
+        else:
+            lines.append(f"    expect: {{winner: {e['winner']}, result: {e['result']}, points: {e['points']}}}")
     lines.append(f"    comment: {_q(comment)}")
     lines.append(f"    provenance: {{source: {_q(source)}, verified_by: [reference]}}")
     return "\n".join(lines) + "\n"
+
+
+def _flow_map(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow_map(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def _cube_anchors(action: dict, expected: dict) -> list[str]:
+    if not expected.get("allowed"):
+        return [CUBE_REASON_ANCHORS.get(expected.get("reason"), "cube.when")]
+    return {"double": ["cube.when", "cube.ownership"], "take": ["cube.take"],
+            "drop": ["cube.drop", "score.drop"]}.get(action["type"], ["cube.when"])
 
 
 def check_case(text: str, engine_reply: dict) -> tuple[list[str], str, str]:

@@ -10,6 +10,9 @@
   and extra plays; an unsupported case is skipped with the reason.
 - ``--bg-fuzz N`` adds differential fuzzing items (``bgconf-fuzz::KIND[seed=S]``,
   see ``conformance.fuzz``); with pytest-xdist each worker runs its own shards.
+- ``--bg-replay PATH`` (repeatable; a record file or a folder of them) adds one item per
+  recorded game, node id ``FILE::game-N``, judged by the reference (``conformance.replay``);
+  it fails with the game's first illegal event or record error.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "bgconf-fuzz::legal_plays[seed=0]; a mismatch is shrunk and fails with the diff and a YAML "
                          "case to paste. Under pytest-xdist (-n) each kind is split into one shard per worker, "
                          "each with its own seed (seed + shard)")
+    group.addoption("--bg-replay", metavar="PATH", action="append", default=[],
+                    help="judge recorded matches (.mat, .sgf; a file or a folder, repeatable) with the reference:"
+                         " one item per game, node id FILE::game-N, failing with the game's first illegal event")
     group.addoption("--bg-fuzz-seed", metavar="S", type=int, default=0,
                     help="with --bg-fuzz: the seed of the first shard (default 0); a run is a function of it")
 
@@ -231,6 +237,66 @@ class BgFuzzItem(pytest.Item):
         return self.path, None, f"bgconf fuzz {self.kind}, seed {self.seed}, {self.examples} inputs"
 
 
+class ReplayFailed(Exception):
+    """A recorded game breaks a rule, or its record cannot be read."""
+
+
+class BgReplayItem(pytest.Item):
+    """One recorded game (``--bg-replay``), judged with its whole record (the score history
+    decides the Crawford game); ``game`` None stands for a record that cannot be read."""
+
+    def __init__(self, *, record_path: Path, game: int | None, **kwargs):
+        super().__init__(**kwargs)
+        self.record_path, self.game = record_path, game
+
+    def runtest(self) -> None:
+        from .replay import event_text, judge_record, read_record, RecordError
+
+        cache = self.config.stash.setdefault(_REPLAYS, {})
+        key = str(self.record_path)
+        if key not in cache:
+            try:
+                cache[key] = judge_record(read_record(self.record_path, key))
+            except RecordError as exc:
+                cache[key] = exc
+        judged = cache[key]
+        if isinstance(judged, Exception):
+            raise ReplayFailed(f"{key}:{judged.line}: {judged.message}" if judged.line else f"{key}: {judged.message}")
+        bad = [e for e in judged.events if e.level in ("illegal", "error") and e.game in (self.game, None)]
+        if bad:
+            raise ReplayFailed(event_text(bad[0]) + (f"\n  ({len(bad) - 1} more in this game)" if len(bad) > 1 else ""))
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(ReplayFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.record_path, None, f"replay {self.record_path} game {self.game}"
+
+
+_REPLAYS = pytest.StashKey[dict]()
+
+
+def _replay_items(session: pytest.Session, paths: list[str]) -> list:
+    from .replay import RecordError, read_record, record_files
+
+    files, problems = record_files(paths)
+    if problems:
+        raise pytest.UsageError("; ".join(f"--bg-replay {e.file}: {e.message}" for e in problems))
+    items = []
+    for path in files:
+        try:
+            games = [g.number for g in read_record(path, str(path)).games]
+        except RecordError:
+            games = [None]
+        for n in games:
+            name = f"game-{n}" if n is not None else "read"
+            items.append(BgReplayItem.from_parent(session, name=name, nodeid=f"{path}::{name}", record_path=path,
+                                                  game=n))
+    return items
+
+
 def pytest_collect_file(file_path: Path, parent):
     if file_path.name.endswith(".bgcase.yaml"):
         return BgCaseFile.from_parent(parent, path=file_path)
@@ -246,6 +312,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for path in case_files():
             node = BgCaseFile.from_parent(session, path=path, nodeid=display_path(path))
             items.extend(session.genitems(node))
+    if config.getoption("--bg-replay"):
+        items.extend(_replay_items(session, config.getoption("--bg-replay")))
     if config.getoption("--bg-fuzz") > 0:
         items.extend(session.genitems(BgFuzz.from_parent(session, name="bgconf-fuzz", nodeid="bgconf-fuzz")))
     # a case id is permanent and unique: a second use (e.g. a user's file reusing a

@@ -47,3 +47,8 @@ def garbage():
 
 def moves_only():
     return MovesOnly()
+
+
+def no_bar_priority():
+    """Lets a checker move while another waits on the bar (spec: bar.enter-first)."""
+    return mutant("no-bar-priority")

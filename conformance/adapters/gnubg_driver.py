@@ -259,15 +259,20 @@ def _current_board():
 def _set_board(pid, expected):
     """Make ``expected`` (reached through Position ID ``pid``) gnubg's current board, or raise."""
     msgs = _command("set board " + pid)
-    if _current_board() != expected:
+
+    def ready():
+        # a finished game keeps its last board: the board alone does not say a game is on
+        return _current_board() == expected and _match_state()["game"] == "playing"
+
+    if not ready():
         # gnubg keeps the old board when it refuses; a finished or missing game needs a new one
         # (and a finished match, as a game op may leave it, a new session)
         for fresh in ("new game", "new session"):
             msgs += _command(fresh)
             msgs += _command("set board " + pid)
-            if _current_board() == expected:
+            if ready():
                 break
-        if _current_board() != expected:
+        if not ready():
             why = "; ".join(dict.fromkeys(m for m in msgs if m))  # unique, in order
             raise RequestError("gnubg refuses the position %s%s" % (pid, (": " + why) if why else ""))
 
