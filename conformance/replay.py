@@ -46,6 +46,9 @@ from .model import (
     parse_dice, parse_play, point_name,
 )
 
+from reference_impl.game import cube_action, game_result
+from reference_impl.record import counted_points, crawford_states, recorded_play, result_points
+
 FORMATS = (".mat", ".sgf")
 #: kinds of the judged actions of a game
 PLAY, DOUBLE, TAKE, DROP, RESIGN, WIN = "play", "double", "take", "drop", "resign", "win"
@@ -449,10 +452,6 @@ class _Game:
 
     # -- plays ------------------------------------------------------------------------------
     def _play(self, action: Action) -> bool:
-        from reference_impl.record import recorded_play
-
-        from .fuzz import REASON_ANCHORS
-
         if self.pending is not None:
             self.event("illegal", action, f"{self.name(action.side)} rolls while the double of"
                                           f" {self.name(self.pending.side)} is unanswered", kind="cube",
@@ -482,6 +481,8 @@ class _Game:
             self.question("play_check", action, position=position, dice=dice, play=_segments_text(action.segments),
                           steps=list(action.segments))
         if not judged.verdict.legal:
+            from .fuzz import REASON_ANCHORS
+
             written = action.text.split(":", 1)[-1].strip() if ":" in action.text else action.text
             reason = judged.verdict.reason
             what = "no play" if not action.segments else written
@@ -494,14 +495,12 @@ class _Game:
                                            " followed further", kind="stopped")
                 return False
         self.position = judged.result
-        if any(self.position.side(s)[OFF] == 15 for s in "xo"):
+        if self.position.x[OFF] == 15 or self.position.o[OFF] == 15:
             self.ended = {"how": "bearoff"}
         return True
 
     # -- the cube ----------------------------------------------------------------------------
     def _cube(self, action: Action, on_roll: str, moment: str, kind: str) -> dict:
-        from reference_impl.game import cube_action
-
         self.out.cube_actions += 1
         answer = cube_action(on_roll, moment, self.cube, self.match, action.side, kind, effective_rules(self.rec.rules))
         self.question("cube_action", action, on_roll=on_roll, moment=moment, cube=self.cube,
@@ -517,13 +516,11 @@ class _Game:
     def _double(self, action: Action) -> bool:
         on_roll = self.position.on_roll if self.position else action.side
         moment = "before_roll" if self.position else "after_roll"  # the opening throw gives the first numbers
-        answer = self._cube(action, on_roll, moment, "double")
-        if not answer["allowed"]:
-            return False
+        self._cube(action, on_roll, moment, "double")
         if action.value != self.cube.value * 2:
             self.event("illegal", action, f"{self.name(action.side)} doubles to {action.value} with the cube at"
                                           f" {self.cube.value}", kind="cube", reason="wrong-value", anchor="cube.take")
-            return False
+        # an illegal double is reported and the game followed as it was played: the offer stands
         self.pending = action
         return True
 
@@ -551,9 +548,6 @@ class _Game:
 
     # -- the result ---------------------------------------------------------------------------
     def _win(self, action: Action) -> bool:
-        from reference_impl.game import game_result
-        from reference_impl.record import counted_points, result_points
-
         rules = effective_rules(self.rec.rules)
         winner, points = action.side, action.value
         self.result = {"winner": winner, "points": points}
@@ -609,8 +603,6 @@ class _Game:
 def judge_record(rec: MatchRecord, ask: bool = False) -> FileResult:
     """Judge every game of a parsed record with the reference; ``ask`` also collects the
     questions for an engine. Never raises for a readable record."""
-    from reference_impl.record import counted_points, crawford_states
-
     out = FileResult(rec.path, games=len(rec.games))
     try:
         rules = effective_rules(rec.rules)
@@ -710,7 +702,6 @@ def _question_yaml(q: Question, case_id: str) -> str | None:
     """The question as a complete case (format 1), its expectation from the reference; None when
     the reference has no answer for it."""
     from reference_impl import legal_plays
-    from reference_impl.game import cube_action, game_result
 
     from .fuzz import case_text
 
@@ -724,8 +715,6 @@ def _question_yaml(q: Question, case_id: str) -> str | None:
         kw["expected"] = plays
         title = f"{where}: {q.position.on_roll} to play {q.dice[0]}-{q.dice[1]}"
     elif q.kind == "play_check":
-        from reference_impl.record import recorded_play
-
         kw["expected"] = recorded_play(q.position, q.dice, q.steps).verdict
         title = f"{where}: {q.play} with {q.dice[0]}-{q.dice[1]}"
     elif q.kind == "game_result":

@@ -23,7 +23,7 @@ from conformance.model import OFF, ModelError, Position, apply_steps, dice_moves
 from conformance.model.game import Cube, Match
 
 from .check import Verdict, _routes, play_check
-from .movegen import do_step, pack, plays, step_error, to_position
+from .movegen import do_step, pack, plays, step_error
 
 _ORDERS_UP_TO = 4  # more written moves than a double has dice cannot be a legal play in any order
 
@@ -49,17 +49,24 @@ def _orders(segments: list[tuple[int, int]]):
             yield list(order)
 
 
-def _walk(position: Position, route) -> tuple[Position, int] | None:
+def _walk(position: Position, route) -> tuple[list[int], list[int]] | None:
     """Play a route of single-die steps physically, hitting blots where it lands; return the
-    position (turn passed) and the packed position before the pass, or None when a step breaks
-    a movement rule (``step_error``)."""
+    mover's and the opponent's counts after it, or None when a step breaks a movement rule
+    (``step_error``)."""
     me, opp = list(position.mover), list(position.opponent)
     for src, die in route:
         if step_error(me, opp, src, die):
             return None
         do_step(me, opp, src, die)
-    packed = pack(me, opp)
-    return to_position(position, packed), packed
+    return me, opp
+
+
+def _after(position: Position, me: list[int], opp: list[int]) -> Position:
+    """The position after the mover's checkers were moved to ``me`` (and ``opp`` hit), turn
+    passed; valid by construction, as checkers were only moved."""
+    if position.on_roll == "x":
+        return Position.trusted("o", tuple(me), tuple(opp))
+    return Position.trusted("x", tuple(opp), tuple(me))
 
 
 def _physical(position: Position, route) -> Position | None:
@@ -99,21 +106,21 @@ def recorded_play(position: Position, dice: Sequence[int], segments: Sequence[Se
         # each written move is one die, in an order that can be played: the common case, at once
         walked = _walk(position, [(a, a - b) for a, b in segs])
         if walked is not None:
-            return RecordedPlay(Verdict(True), walked[0])
-    partial: list[tuple[Position, int]] = []
+            return RecordedPlay(Verdict(True), _after(position, *walked))
+    partial: list[tuple[list[int], list[int]]] = []
     for order in _orders(segs):
         for route in _routes(order, dice):
             walked = _walk(position, route)
             if walked is None:
                 continue
             if len(route) == full:
-                return RecordedPlay(Verdict(True), walked[0])
+                return RecordedPlay(Verdict(True), _after(position, *walked))
             partial.append(walked)
     if partial:
         legal = plays(position, dice)
-        for result, packed in partial:
-            if packed in legal:
-                return RecordedPlay(Verdict(True), result)
+        for me, opp in partial:
+            if pack(me, opp) in legal:
+                return RecordedPlay(Verdict(True), _after(position, me, opp))
     verdict = play_check(position, dice, segs)
     if verdict.legal:  # written moves that play_check accepts as they stand
         return RecordedPlay(verdict, apply_steps(position, segs))
