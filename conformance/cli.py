@@ -19,9 +19,9 @@ from .report import case_line, failure_text, footer, header, section_table, summ
 from .runner import run_cases, select
 from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, EXIT_OK, EXIT_USAGE,
                       CommandExit, add_engine_options, check_outputs, count, err, interruptible, open_engine,
-                      positive_int, signal_name, write_text)
+                      positive_int, shard, signal_name, write_text)
 
-COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz", "diff", "matrix", "export", "release", "replay"]
+COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz", "diff", "matrix", "export", "release", "replay", "merge"]
 #: the renderings of a run: option -> file suffix of certify's outputs
 RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
 
@@ -112,6 +112,9 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
             raise CommandExit(EXIT_USAGE)
     if args.profile:
         chosen = [c for c in chosen if in_profile(c, args.profile)]
+    shard = getattr(args, "shard", None)
+    if shard is not None:
+        chosen = [c for i, c in enumerate(chosen) if shard.owns(i)]
     if not chosen:
         err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
              f" anchors and tags; tags: {', '.join(sorted(resources.registered_tags()))}")
@@ -143,7 +146,8 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
         from .scenarios import variants
 
         chosen = chosen + [v for c in chosen for v in variants(c, info)]
-    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, getattr(args, "scenarios", False))
+    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, getattr(args, "scenarios", False),
+                       shard)
     results: list = []
 
     def answered(result) -> None:
@@ -255,7 +259,7 @@ def cmd_run(args) -> int:
 
 def _narrowed(args) -> list[str]:
     """The options that narrow a run below a whole profile of the bundled suite."""
-    return [f"--{name}" for name in ("case", "tag", "spec", "cases") if getattr(args, name, None)]
+    return [f"--{name}" for name in ("case", "tag", "spec", "cases", "shard") if getattr(args, name, None)]
 
 
 def cmd_certify(args) -> int:
@@ -657,6 +661,10 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenarios", action="store_true",
                    help="also ask every case again with colours swapped, dice reversed, and the position as a "
                         "Position ID or XGID (when the engine declares those formats); shown as bg-XXXX[swapped]")
+    p.add_argument("--shard", type=shard, metavar="K/N",
+                   help="run only shard K of N of the selected cases (every N-th case from the K-th, in selection"
+                        " order); bgconf merge joins the N reports into one (certify refuses it: certify the merged"
+                        " report with certify --verify)")
     p.add_argument("--suite-version", metavar="V",
                    help="refuse to run unless the case files are exactly those of release V (releases/V.json,"
                         " written by bgconf release; or the path of a manifest FILE.json): exit 3 when they differ")

@@ -95,6 +95,16 @@ def count(text: str) -> int:
     return _int(text, 0)
 
 
+def shard(text: str):
+    """``K/N`` (argparse type) -> ``shard.Shard``: this job's part of a campaign."""
+    from .shard import Shard
+
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
     """``--timeout`` and ``--max-restarts``, for every command that runs an engine behind
     the protocol (spec/protocol.md, Faults)."""

@@ -47,6 +47,7 @@ from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import HypothesisException
 
 from .model import BAR, OFF, Cube, Match, ModelError, Position, effective_rules, format_play, play_to_position
+from .shard import WHOLE, Shard
 from .strategies import KINDS, Example, decode_example, example_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENGINE = 0, 1, 2, 4
@@ -275,21 +276,27 @@ def _quiet(**kw) -> settings:
 
 def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch: int = 100,
            rule_options: dict | None = None, max_groups: int = 1,
-           progress: Callable[[int], None] | None = None) -> tuple[Campaign, list[tuple]]:
+           progress: Callable[[int], None] | None = None, shard: Shard = WHOLE) -> tuple[Campaign, list[tuple]]:
     """Phase 1: ``examples`` inputs of ``kind`` in batches; returns the campaign counts
     and, per group of similar mismatches (category and situation; at most
     ``max_groups``; the search stops when that many are found), the first mismatching
-    (bytes, example, reply, mismatch, index) and the group's size."""
+    (bytes, example, reply, mismatch, index) and the group's size. With ``shard`` K/N only
+    the batches of that shard are asked (batch b when b % N == K - 1): the seeds are
+    drawn as in the whole campaign, so the N shards ask exactly its inputs, and an
+    index is the input's place in the whole campaign."""
     camp = Campaign("", kind, seed)
     size = example_size(kind)
     groups: dict[tuple, list] = {}
+    drawn = [0]
 
     @_quiet(max_examples=max(1, math.ceil(examples / batch)), database=None, phases=[Phase.generate])
     @hypothesis_seed(seed)
     @given(st.integers(0, 2 ** 64 - 1))
     def batches(batch_seed: int) -> None:
-        n = min(batch, examples - camp.positions)
-        if n <= 0 or len(groups) >= max_groups:
+        number = drawn[0]
+        drawn[0] += 1
+        n = min(batch, examples - number * batch)
+        if n <= 0 or len(groups) >= max_groups or not shard.owns(number):
             return
         # the run's seed goes in too: Hypothesis starts every run with the simplest draw (0)
         blob = random.Random((seed << 64) | batch_seed).randbytes(n * size)
@@ -311,7 +318,7 @@ def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch
                 if key in groups:
                     groups[key][1] += 1
                 elif len(groups) < max_groups:
-                    groups[key] = [(chunk, ex, reply, verdict, camp.positions + i), 1]
+                    groups[key] = [(chunk, ex, reply, verdict, number * batch + i), 1]
         camp.positions += n
         if progress:
             progress(camp.positions)
@@ -363,13 +370,14 @@ def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
 
 def run_campaign(engine, engine_name: str, kind: str, examples: int, seed: int, *, batch: int = 100,
                  max_mismatches: int = 1, info: dict | None = None, do_shrink: bool = True,
-                 progress: Callable[[int], None] | None = None) -> Campaign:
-    """Search, then shrink each group of mismatches (at most ``max_mismatches``)."""
+                 progress: Callable[[int], None] | None = None, shard: Shard = WHOLE) -> Campaign:
+    """Search (only ``shard``'s batches), then shrink each group of mismatches (at most
+    ``max_mismatches``)."""
     info = info if info is not None else engine.describe()
     options = info.get("rule_options") or {}
     oracle = Oracle()
     camp, groups = search(engine, oracle, kind, examples, seed, batch=batch, rule_options=options,
-                          max_groups=max_mismatches, progress=progress)
+                          max_groups=max_mismatches, progress=progress, shard=shard)
     camp.engine = engine_name
     seen: dict[tuple, Finding] = {}
     for (chunk, ex, reply, verdict, index), count in groups:
@@ -828,7 +836,7 @@ def add_parser(subparsers) -> None:
                "  bgconf fuzz --engine gnubg --examples 2000 --seed 1\n"
                "  bgconf fuzz --engine reference --examples 5000 --kind all",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    from .cliutil import add_engine_options, positive_int
+    from .cliutil import add_engine_options, positive_int, shard
 
     p.add_argument("--engine", required=True, help="reference, gnubg, cmd:COMMAND, python:module:factory, ...")
     p.add_argument("--examples", type=positive_int, default=1000, metavar="N", help="inputs per kind (default 1000)")
@@ -841,6 +849,9 @@ def add_parser(subparsers) -> None:
                    help="search on until M different kinds of mismatch are found, and shrink each (default 1:"
                         " stop at the first)")
     p.add_argument("--no-shrink", action="store_true", help="report mismatches as found, without shrinking")
+    p.add_argument("--shard", type=shard, default=WHOLE, metavar="K/N",
+                   help="search only shard K of N of the campaign's batches (every N-th batch from the K-th; the"
+                        " N shards of one --seed and --examples ask exactly the inputs of the whole campaign)")
     add_engine_options(p)
     p.set_defaults(func=cmd_fuzz)
 
@@ -868,9 +879,10 @@ def cmd_fuzz(args) -> int:
         with interruptible():
             for kind in chosen:
                 print(f"bgconf fuzz: {label}, {kind}, seed {args.seed}, {args.examples} examples in batches of"
-                      f" {args.batch}", flush=True)
+                      f" {args.batch}" + (f", shard {args.shard}" if args.shard.n > 1 else ""), flush=True)
                 camp = run_campaign(engine, args.engine, kind, args.examples, args.seed, batch=args.batch,
-                                    max_mismatches=args.max_mismatches, info=info, do_shrink=not args.no_shrink)
+                                    max_mismatches=args.max_mismatches, info=info, do_shrink=not args.no_shrink,
+                                    shard=args.shard)
                 given_up = getattr(engine, "given_up", None)
                 if given_up:  # what it found after that is the give-up, not a rule bug
                     err(f"{given_up}; the fuzz run is incomplete")

@@ -46,6 +46,8 @@ from typing import Sequence
 
 from conformance.model import BAR, OFF, Cube, Match, Position, effective_rules, format_play, other
 
+from .shard import WHOLE
+
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_NO_ENGINE = 0, 1, 2, 4
 INSTALL_HINT = "OpenSpiel is not installed: pip install 'bgconf[openspiel]'"
 PGX_HINT = "pgx is not installed: pip install 'bgconf[pgx]'"
@@ -642,7 +644,7 @@ def run(args) -> int:
             return EXIT_NO_ENGINE
         play, about = play_game, "(backgammon, scoring_type=full_scoring)"
     label = LABELS[args.engine]
-    numbers = [args.game] if args.game else list(range(1, args.games + 1))
+    numbers = [args.game] if args.game else [g for g in range(1, args.games + 1) if args.shard.owns(g - 1)]
     totals = Totals()
     t0 = time.perf_counter()
     incomplete = False
@@ -712,6 +714,7 @@ def write_report(path: Path, args, version: str, totals: Totals, incomplete: boo
         "engine": {"name": args.engine, "version": version, "game": "backgammon",
                    **({"parameters": {"scoring_type": "full_scoring"}} if args.engine == "openspiel" else {})},
         "seed": args.seed, "games": [args.game] if args.game else args.games,
+        **({"shard": str(args.shard)} if args.shard.n > 1 and not args.game else {}),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "argv": sys.argv[1:]}]
     for g in totals.games:
@@ -795,7 +798,7 @@ exit codes:
 
 
 def add_parser(subparsers) -> None:
-    from .cliutil import count, positive_int
+    from .cliutil import count, positive_int, shard
 
     p = subparsers.add_parser(
         "playout", help="certify an engine along random games it plays itself (OpenSpiel, pgx)",
@@ -804,6 +807,9 @@ def add_parser(subparsers) -> None:
                    help="the engine to play: " + ", ".join(ENGINES) + " (pip install 'bgconf[openspiel]' or 'bgconf[pgx]')")
     p.add_argument("--games", type=positive_int, default=100, metavar="N", help="games to play (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0); same seed, same run")
+    p.add_argument("--shard", type=shard, default=WHOLE, metavar="K/N",
+                   help="play only shard K of N of the games (games K, K+N, K+2N, ...: each game replays alone"
+                        " from (--seed, game), so the N shards play exactly the games of the whole run)")
     p.add_argument("--game", type=positive_int, metavar="G", help="play only game G of the seed, to replay a mismatch (--games is then ignored)")
     p.add_argument("--report", metavar="FILE.jsonl",
                    help="write a JSON Lines report: header, one line per game and per mismatch, footer")

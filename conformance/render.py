@@ -97,6 +97,8 @@ def narrowing(selection: dict) -> str:
     for key in ("case", "tag", "spec", "cases"):
         for value in selection.get(key) or []:
             parts.append(f"--{key} {value}")
+    if selection.get("shard"):
+        parts.append(f"--shard {selection['shard']}")
     return ", ".join(parts)
 
 

@@ -34,12 +34,16 @@ def repro(case, engine_name: str) -> str:
 
 
 def selection(cases: list[str] | None = None, ids: list[str] | None = None, tags: list[str] | None = None,
-              spec: list[str] | None = None, profile: str | None = None, scenarios: bool = False) -> dict:
+              spec: list[str] | None = None, profile: str | None = None, scenarios: bool = False,
+              shard=None) -> dict:
     """What a run asked for. ``full`` is true only for the bundled suite with no
     narrowing by id, tag or anchor (a profile does not narrow: it is what a
-    certificate covers); only a full selection can certify."""
-    return {"full": not (cases or ids or tags or spec), "cases": cases or None, "case": ids or None,
-            "tag": tags or None, "spec": spec or None, "profile": profile, "scenarios": bool(scenarios)}
+    certificate covers) and not one shard of it; only a full selection can certify.
+    ``shard`` is a ``shard.Shard`` (recorded as ``"K/N"``; None or 1/1: the whole)."""
+    part = str(shard) if shard is not None and shard.n > 1 else None
+    return {"full": not (cases or ids or tags or spec or part), "cases": cases or None, "case": ids or None,
+            "tag": tags or None, "spec": spec or None, "profile": profile, "scenarios": bool(scenarios),
+            "shard": part}
 
 
 def header(engine_info: dict, content_hash: str, argv: list[str] | None = None,
