@@ -794,7 +794,8 @@ def add_parser(subparsers) -> None:
                     " recorded play and the legal plays nearest to it). With --engine, every position of every"
                     " record is also put to the engine and each mismatch printed as a ready YAML case.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    from .cliutil import add_engine_options
+    from .cliutil import add_engine_options, shard
+    from .shard import WHOLE
 
     p.add_argument("files", nargs="+", metavar="FILE", help=".mat or .sgf records, or folders of them")
     p.add_argument("--report", metavar="FILE.jsonl", help="write every event and each file's counts as JSON Lines")
@@ -803,6 +804,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--write-cases", metavar="OUT.yaml",
                    help="write a case file with a case for every illegal play and, with --engine, every mismatch")
     p.add_argument("--quiet", action="store_true", help="print the summaries only, not each event in full")
+    p.add_argument("--shard", type=shard, default=WHOLE, metavar="K/N",
+                   help="replay only shard K of N of the record files (every N-th file from the K-th, in the"
+                        " sorted order of the files named): the N shards replay exactly the files of the whole run")
     add_engine_options(p)
     p.set_defaults(func=cmd_replay)
 
@@ -813,7 +817,8 @@ def _header(args) -> dict:
     from . import __version__
 
     return {"type": "replay-header", "suite_version": __version__, "engine": args.engine,
-            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "files": list(args.files)}
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "files": list(args.files),
+            **({"shard": str(args.shard)} if args.shard.n > 1 else {})}
 
 
 def cmd_replay(args) -> int:
@@ -847,6 +852,7 @@ def cmd_replay(args) -> int:
         return EXIT_USAGE
     report.write(_header(args))
     files, problems = record_files(args.files)
+    files = [f for i, f in enumerate(files) if args.shard.owns(i)]
     done: list[FileResult] = []
     mismatches: list[str] = []
     wanted: list[str] = []

@@ -142,3 +142,19 @@ def test_the_shards_of_a_playout_play_its_games(tmp_path, capsys):
         assert lines[0]["shard"] == f"{k}/2"
         games.append([x["game"] for x in lines if x["type"] == "game"])
     assert games == [[1, 3, 5], [2, 4]]
+
+
+def test_the_shards_of_a_replay_judge_its_files(tmp_path):
+    pytest.importorskip("gvformat", reason="bgconf replay needs the gammonview library (pip install 'bgconf[replay]')")
+    folder = HERE / "data" / "matches"
+    seen = []
+    for k in (1, 2, 3):
+        report = tmp_path / f"r{k}.jsonl"
+        main(["replay", str(folder), "--quiet", "--shard", f"{k}/3", "--report", str(report)])
+        lines = [json.loads(x) for x in report.read_text().splitlines()]
+        assert lines[0]["shard"] == f"{k}/3"
+        seen.append([x["file"] for x in lines if x["type"] == "file"])
+    whole = tmp_path / "whole.jsonl"
+    main(["replay", str(folder), "--quiet", "--report", str(whole)])
+    files = [x["file"] for x in map(json.loads, whole.read_text().splitlines()) if x["type"] == "file"]
+    assert len(files) > 3 and seen == [files[0::3], files[1::3], files[2::3]]
