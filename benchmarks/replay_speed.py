@@ -24,13 +24,14 @@ import time
 from pathlib import Path
 
 from conformance.model import parse_play
-from conformance.replay import _written_moves, judge_record, read_mat, record_files
+from conformance.replay import _read_action, _written_moves, judge_record, read_mat, record_files
 
 DEFAULT = Path(__file__).resolve().parent.parent / "tests" / "data" / "matches"
 
 
 def bgconf_replay(texts: list[tuple[str, str]]) -> int:
-    _written_moves.cache_clear()  # each round reads every play's text afresh
+    _read_action.cache_clear()  # each round reads every action's text afresh
+    _written_moves.cache_clear()
     plays = 0
     for name, text in texts:
         plays += judge_record(read_mat(text, name)).plays

@@ -119,21 +119,37 @@ def _library():
 
 @functools.lru_cache(maxsize=4096)
 def _written_moves(written: str) -> tuple[tuple[int, int], ...]:
-    """The moves of a written play (``conformance.model.parse_play``; real games repeat their
-    plays, so each text is read once). Raises ModelError."""
+    """The moves of a written play (``conformance.model.parse_play``). Raises ModelError."""
     return tuple((a, b) for points, _marks in parse_play(written) for a, b in zip(points, points[1:]))
 
 
-def _dice_and_play(side: str, adata, line: int) -> tuple[tuple[int, int], list[tuple[int, int]]]:
-    d1, d2, written = adata
-    try:
-        dice = parse_dice((d1, d2))
-    except ModelError as exc:
-        raise RecordError(line, f"roll {d1}{d2}: {exc}") from None
-    try:
-        return dice, list(_written_moves(written))
-    except ModelError as exc:
-        raise RecordError(line, f"{side}'s play {written!r}: {exc}") from None
+@functools.lru_cache(maxsize=8192)
+def _read_action(text: str) -> tuple:
+    """One action's text as ``(kind, dice, moves, value, problem)``: the library's reading
+    (``mat_parser._parse_action``), the roll (``parse_dice``) and the moves; ``problem`` is why it
+    cannot be read, else None. Real games repeat their texts, so each is read once."""
+    kind, adata = _library()._parse_action(text)
+    if kind == "move":
+        d1, d2, written = adata
+        try:
+            dice = parse_dice((d1, d2))
+        except ModelError as exc:
+            return PLAY, None, (), None, f"roll {d1}{d2}: {exc}"
+        try:
+            return PLAY, dice, _written_moves(written), None, None
+        except ModelError as exc:
+            return PLAY, dice, (), None, f"play {written!r}: {exc}"
+    if kind == "double":
+        return DOUBLE, None, (), int(adata), None
+    if kind in ("take", "drop"):
+        return kind, None, (), None, None
+    if kind == "win":
+        return WIN, None, (), adata.get("points"), None
+    if kind == "resign" and adata == "unplayed":
+        return RESIGN, None, (), None, f"{text!r}: a roll without its play"
+    if kind in ("resign", "forfeit", "time"):
+        return RESIGN, None, (), None, None
+    return kind, None, (), None, f"unknown token {text.split()[0]!r}"
 
 
 _TURN = re.compile(r"^\s*(\d+)\)")
@@ -217,9 +233,8 @@ def _map_game(mp, game: dict, lines: list[str], start: int, end: int, names: dic
         m = _TURN.match(lines[line - 1]) if line <= len(lines) else None
         move = int(m.group(1)) if m else None
         side = side_of.get(player, "x")
-        kind, adata = mp._parse_action(text)
         try:
-            record.actions.append(_action(kind, adata, side, line, move, text))
+            record.actions.append(_action(side, line, move, text))
         except RecordError as exc:
             first_error = exc
             break
@@ -227,21 +242,12 @@ def _map_game(mp, game: dict, lines: list[str], start: int, end: int, names: dic
     return record
 
 
-def _action(kind: str, adata, side: str, line: int, move: int | None, text: str) -> Action:
-    if kind == "move":
-        dice, segments = _dice_and_play(side, adata, line)
-        return Action(PLAY, side, line, move, text, dice, segments)
-    if kind == "double":
-        return Action(DOUBLE, side, line, move, text, value=int(adata))
-    if kind in ("take", "drop"):
-        return Action(kind, side, line, move, text)
-    if kind == "win":
-        return Action(WIN, side, line, move, text, value=adata.get("points"))
-    if kind == "resign" and adata == "unplayed":
-        raise RecordError(line, f"{text!r}: a roll without its play")
-    if kind in ("resign", "forfeit", "time"):
-        return Action(RESIGN, side, line, move, text)
-    raise RecordError(line, f"unknown token {text.split()[0]!r}")
+def _action(side: str, line: int, move: int | None, text: str) -> Action:
+    """The Action of one placed text. Raises RecordError (the line and why) when it cannot be read."""
+    kind, dice, moves, value, problem = _read_action(text)
+    if problem:
+        raise RecordError(line, f"{side}'s {problem}" if kind == PLAY and dice else problem)
+    return Action(kind, side, line, move, text, dice, list(moves), value)
 
 
 def sgf_to_mat(path: Path) -> str:

@@ -43,9 +43,8 @@ def test_every_bundled_match_is_read_whole():
     for path in files:
         text = path.read_text(encoding="utf-8")
         r = judged(path)
-        # every game header of the file is a game, every game a result line or an end noted
-        assert r.games == text.count(" Game ") - text.count(" Game  ") == sum(
-            1 for ln in text.splitlines() if ln.strip().startswith("Game "))
+        # every game header of the file is a game
+        assert r.games == sum(1 for ln in text.splitlines() if ln.strip().startswith("Game "))
         assert r.plays > 40 and r.errors == 0, path.name
     assert sum(judged(p).plays for p in files) > 1500
 
