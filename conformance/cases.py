@@ -41,8 +41,10 @@ from conformance.model import (
     encode_xgid,
     notation_to_position,
     parse_dice,
+    parse_event,
     parse_play,
     read_position,
+    written_steps,
 )
 from conformance.model.play import _move as _move_checker
 
@@ -62,10 +64,11 @@ KIND_REQUIRES = {
     "opening_roll": "opening-roll",
     "match_transition": "match",
     "perft": "perft",
+    "game_record": "game-record",
 }
 CAPABILITIES = frozenset({
     "legal-plays", "play-check", "apply-play", "game-result", "cube", "match", "opening-roll",
-    "codec.gnubg", "codec.xgid", "perft",
+    "codec.gnubg", "codec.xgid", "perft", "game-record",
 })
 USER_SUFFIX = ".bgcase.yaml"
 
@@ -114,6 +117,7 @@ class Case:
     match: Match | None = None
     scenario: str = ""
     position_format: str = "board"
+    games: tuple = ()
 
     @property
     def name(self) -> str:
@@ -154,6 +158,8 @@ class Case:
             req["cube"] = self.cube.to_dict()
         if self.match is not None:
             req["match"] = self.match.to_dict()
+        if self.kind == "game_record":
+            req["games"] = [game.wire() for game in self.games]
         if self.kind == "perft":
             req["roll_set"] = self.raw.get("roll_set", "all21")
             req["depths"] = sorted(self.expected)
@@ -936,10 +942,7 @@ def _check_hit_marks(position: Position, play: str) -> None:
 
 
 def _written_moves(play: str) -> list[tuple[int, int]]:
-    steps = []
-    for points, _marks in parse_play(play):
-        steps.extend(zip(points, points[1:]))
-    return steps
+    return [tuple(step) for step in written_steps(play)]
 
 
 def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Case:
@@ -970,7 +973,7 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
     except ModelError as exc:
         raise _Problem(["cube"], f"impossible cube: {exc}") from None
     try:
-        if kind in ("game_result", "cube_action", "opening_roll", "match_transition"):
+        if kind in ("game_result", "cube_action", "opening_roll", "match_transition", "game_record"):
             match = Match.from_dict(raw.get("match"))
     except ModelError as exc:
         raise _Problem(["match"], f"impossible match state: {exc}") from None
@@ -1042,6 +1045,8 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
         expected = dict(expect)
     elif kind == "perft":
         expected = {int(d): n for d, n in expect["counts"].items()}
+    elif kind == "game_record":
+        games, expected = _record(raw, sides)
     elif kind == "codec":
         fmt = raw["codec"]
         if fmt not in expect:
@@ -1059,7 +1064,8 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
         level=raw.get("level", "must"), tags=_shared(tuple(raw.get("tags", []))), requires=_shared(requires),
         rules=dict(raw.get("rules") or {}), file=shown, line=line, position=position, dice=dice,
         play=play, steps=steps, expect=expect, expected=expected,
-        provenance=raw["provenance"], raw=raw, effective_rules=_shared_rules(rules), cube=cube, match=match)
+        provenance=raw["provenance"], raw=raw, effective_rules=_shared_rules(rules), cube=cube, match=match,
+        games=games if kind == "game_record" else ())
 
 
 _SHARED: dict = {}
@@ -1098,6 +1104,97 @@ class ExpectedPlays:
     count: int | None
     includes: dict
     excludes: dict
+
+
+@dataclass(frozen=True)
+class RecordGame:
+    """One game of a game_record case: ``position`` (a game in progress) or None (the
+    starting position, after an opening throw), ``cube`` (None: centred at 1) and
+    ``events`` in their wire form (``conformance.model.parse_event``), each with its
+    number ``n`` in the whole record (1-based)."""
+
+    position: Position | None
+    cube: Cube | None
+    events: tuple
+
+    def wire(self) -> dict:
+        out: dict = {"events": [dict(e) for e in self.events]}
+        if self.position is not None:
+            out["position"] = self.position.to_wire()
+        if self.cube is not None:
+            out["cube"] = self.cube.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class ExpectedRecord:
+    """A game_record expectation: for each event (by number - 1), ``refused`` (the reason
+    code it must be refused with, or None: it must be accepted) and ``states`` (the state
+    fields expected after it, or None); ``final``: the fields expected after the last
+    event. A state's ``position`` is a Position."""
+
+    refused: tuple
+    states: tuple
+    final: dict
+    texts: tuple
+
+
+def _record_state(value: dict, path: list, sides: dict | None) -> dict:
+    state = dict(value)
+    if "position" in state:
+        state["position"] = _position(state["position"], path + ["position"], sides)
+    if "cube" in state:
+        try:
+            Cube.from_dict(state["cube"])
+        except ModelError as exc:
+            raise _Problem(path + ["cube"], f"impossible cube: {exc}") from None
+    if state.get("moment") == "opening" and ("position" in state or "on_roll" in state):
+        raise _Problem(path, "during the opening throw nobody is on roll yet: no position or on_roll")
+    return state
+
+
+def _record(raw: dict, sides: dict | None) -> tuple[tuple, ExpectedRecord]:
+    """The games and the expectation of a game_record case; a _Problem names the event
+    (its number in the record and its text) that cannot be read."""
+    games, refused, states, texts = [], [], [], []
+    n = 0
+    for i, game in enumerate(raw["games"]):
+        position = cube = None
+        if "position" in game:
+            position = _position(game["position"], ["games", i, "position"], sides)
+            if 15 in (position.x[0], position.o[0]):
+                raise _Problem(["games", i, "position"], f"game {i + 1} starts from a finished position"
+                                                         f" (a side has borne off all 15)")
+        if "cube" in game:
+            try:
+                cube = Cube.from_dict(game["cube"])
+            except ModelError as exc:
+                raise _Problem(["games", i, "cube"], f"impossible cube: {exc}") from None
+            if position is None:
+                raise _Problem(["games", i, "cube"], f"game {i + 1} starts from the starting position, where"
+                                                     f" the cube is centred at 1; give a position with the cube")
+        events = []
+        for j, item in enumerate(game["events"]):
+            n += 1
+            where = ["games", i, "events", j]
+            if isinstance(item, dict) and "event" not in item:  # x 31: 8/5 6/5, which YAML reads as a mapping
+                (key, play), = item.items()
+                item = f"{key}: {play}"
+            text = item if isinstance(item, str) else item["event"]
+            try:
+                event = parse_event(text)
+            except ModelError as exc:
+                raise _Problem(where, f"event {n} (game {i + 1}): {exc}") from None
+            events.append({"n": n, **event})
+            texts.append(event["text"])
+            refused.append(None if isinstance(item, str) else item.get("refused"))
+            expect = None if isinstance(item, str) else item.get("expect")
+            states.append(None if expect is None else _record_state(expect, where + ["expect"], sides))
+        games.append(RecordGame(position, cube, tuple(events)))
+    final = _record_state(raw["expect"], ["expect"], sides)
+    if refused[-1] is not None and not final:
+        raise _Problem(["expect"], "give the state expected after the last event")
+    return tuple(games), ExpectedRecord(tuple(refused), tuple(states), final, tuple(texts))
 
 
 _parsed_play = functools.lru_cache(maxsize=4096)(parse_play)

@@ -472,6 +472,12 @@ def cmd_show(args) -> int:
     for key in ("play", "cube", "match", "on_roll", "moment", "action", "throws", "result", "rules"):
         if key in case.raw:
             print(f"  {key}: {case.raw[key]}")
+    for number, game in enumerate(case.games, 1):
+        start = "from the start" if game.position is None else f"from {game.position}"
+        print(f"  game {number} ({start}{f', cube {game.cube.value} {game.cube.owner}' if game.cube else ''}):")
+        for event in game.events:
+            refused = case.expected.refused[event["n"] - 1]
+            print(f"    {event['n']:>3}. {event['text']}{f'   (refused: {refused})' if refused else ''}")
     if case.kind == "legal_plays":
         exp = case.expected
         if exp.exact is not None:

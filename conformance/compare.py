@@ -12,7 +12,7 @@ from typing import Any
 
 from conformance.model import ModelError, Position, play_to_position
 
-from .cases import Case, ExpectedPlays
+from .cases import Case, ExpectedPlays, ExpectedRecord
 
 GAME_KINDS = ("game_result", "cube_action", "opening_roll", "match_transition")
 STATUSES = ("pass", "fail", "errored", "unsupported", "xfail", "xpass", "timeout")
@@ -139,6 +139,8 @@ def compare(case: Case, reply: dict, strict_sets: bool = False) -> Outcome:
             return _compare_fields(case, result)
         if case.kind == "perft":
             return _compare_perft(case, result)
+        if case.kind == "game_record":
+            return _compare_record(case, result)
     except BadAnswer as exc:
         return Outcome("errored", f"invalid answer: {exc}", got=_short(result))
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
@@ -261,4 +263,74 @@ def _compare_perft(case: Case, result: Any) -> Outcome:
     if wrong:
         return Outcome("fail", "; ".join(wrong) + " (bgconf bisect finds the first differing position)",
                        got=got)
+    return Outcome("pass", got=got)
+
+
+def _state_problems(want: dict, got: Any) -> list[str]:
+    """The expected state fields that the engine's state lacks or gives otherwise (a
+    position compares as a position, dice in any order)."""
+    if not isinstance(got, dict):
+        return [f"no state given (expected {', '.join(want)})"]
+    wrong = []
+    for key, value in want.items():
+        if key not in got or got[key] is None:
+            wrong.append(f"{key} missing (expected {_shown(key, value)})")
+            continue
+        if key == "position":
+            try:
+                same = Position.from_dict(got[key]) == value
+            except (ModelError, TypeError, KeyError, ValueError, AttributeError) as exc:
+                raise BadAnswer(f"a state's position is not a position in board form: {exc}") from None
+        else:
+            same = _normal(key, got[key]) == _normal(key, value)
+        if not same:
+            wrong.append(f"{key} is {_shown(key, got[key])}, expected {_shown(key, value)}")
+    return wrong
+
+
+def _shown(key: str, value: Any) -> str:
+    if key == "position" and isinstance(value, dict):
+        try:
+            return str(Position.from_dict(value))
+        except (ModelError, TypeError, KeyError, ValueError, AttributeError):
+            return _short(value)
+    return str(value) if key == "position" else repr(value)
+
+
+def _compare_record(case: Case, result: Any) -> Outcome:
+    """``{"events": [{"accepted": bool, "reason"?: code, "state"?: {...}}, ...]}``, one
+    answer per event of the record in order. Each event must be accepted, or refused
+    where the case says so (the reason compared when the engine gives one); each
+    expected state, and the final one, must match the engine's state after that event
+    (spec: record.refusal; spec/protocol.md, game_record)."""
+    exp: ExpectedRecord = case.expected
+    if not isinstance(result, dict) or not isinstance(result.get("events"), list):
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"events\": [{{\"accepted\": bool, \"state\": ...}},"
+                        f" ...]}}, one answer per event")
+    answers = result["events"]
+    if len(answers) != len(exp.texts):
+        raise BadAnswer(f"result.events has {len(answers)} answers for the {len(exp.texts)} events of the record")
+    wrong: list[str] = []
+    for i, answer in enumerate(answers):
+        if not isinstance(answer, dict) or not isinstance(answer.get("accepted"), bool):
+            raise BadAnswer(f"result.events[{i}] is {_short(answer)}: expected {{\"accepted\": true|false, ...}}")
+        label = f"event {i + 1} {exp.texts[i]!r}"
+        want = exp.refused[i]
+        if want is None and not answer["accepted"]:
+            why = answer.get("reason") or answer.get("message") or "no reason given"
+            wrong.append(f"{label}: refused ({why}), expected accepted")
+        elif want is not None and answer["accepted"]:
+            wrong.append(f"{label}: accepted, expected refused ({want})")
+        elif want is not None and answer.get("reason") is not None and answer["reason"] != want:
+            wrong.append(f"{label}: refused for reason {answer['reason']!r}, expected {want!r}")
+        checks = [exp.states[i]] if exp.states[i] else []
+        if i == len(answers) - 1:
+            checks.append(exp.final)
+        for state in checks:
+            wrong.extend(f"after {label}: {p}" for p in _state_problems(state, answer.get("state")))
+    got = [("accepted" if a["accepted"] else f"refused ({a.get('reason') or a.get('message') or '?'})")
+           for a in answers]
+    if wrong:
+        more = f"; and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+        return Outcome("fail", "; ".join(wrong[:3]) + more, got=got)
     return Outcome("pass", got=got)

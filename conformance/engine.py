@@ -24,6 +24,10 @@ Results by kind:
 - ``apply_play`` (request has ``play`` and ``steps``) -> ``{"position": board form}``.
 - ``codec`` (request has ``format: "gnubg_id"``, ``position`` and ``gnubg_id``) ->
   ``{"encoded": id of position, "decoded": board form of gnubg_id}``.
+- ``game_record`` (request has ``match`` and ``games``, each with ``events`` and, for a
+  game in progress, ``position`` and ``cube``) -> ``{"events": [{"accepted": bool,
+  "reason"?: code, "state": {...}}, ...]}``, one answer per event (spec/protocol.md,
+  Game records).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .cases import Case, ExpectedPlays
-from .model import Cube, Match, other
+from .cases import Case, ExpectedPlays, ExpectedRecord, RecordGame
+from .model import Cube, Match, other, swap_event
 
 SCENARIOS = ("swapped", "dice-reversed", "gnubg-id", "xgid")
 _MOVEMENT = ("legal_plays", "play_check", "apply_play")
@@ -73,9 +73,36 @@ def _swapped(case: Case) -> Case | None:
             expected["winner"] = other(expected["winner"])
         if expected.get("next_starts") in ("x", "o"):
             expected["next_starts"] = other(expected["next_starts"])
+    elif case.kind == "game_record":
+        changes["match"] = _swap_match(case.match)
+        changes["games"] = tuple(
+            RecordGame(g.position.swap_colours() if g.position is not None else None,
+                       Cube(g.cube.value, _swap_side(g.cube.owner)) if g.cube is not None else None,
+                       tuple(swap_event(e) for e in g.events))
+            for g in case.games)
+        exp: ExpectedRecord = case.expected
+        expected = ExpectedRecord(exp.refused, tuple(_swap_state(s) if s else s for s in exp.states),
+                                  _swap_state(exp.final), tuple(e["text"] for g in changes["games"] for e in g.events))
     else:
         return None
     return replace(case, raw=raw, expected=expected, scenario="swapped", **changes)
+
+
+def _swap_state(state: dict) -> dict:
+    """A game_record state with the colours exchanged."""
+    out = dict(state)
+    for key in ("on_roll", "winner", "next_starts"):
+        if key in out:
+            out[key] = _swap_side(out[key])
+    if "position" in out:
+        out["position"] = out["position"].swap_colours()
+    if "cube" in out:
+        out["cube"] = dict(out["cube"], owner=_swap_side(out["cube"]["owner"]))
+    if "score" in out:
+        out["score"] = {"x": out["score"]["o"], "o": out["score"]["x"]}
+    if "game_over" in out:
+        out["game_over"] = dict(out["game_over"], winner=other(out["game_over"]["winner"]))
+    return out
 
 
 def variants(case: Case, engine_info: dict) -> list[Case]:

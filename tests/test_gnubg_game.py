@@ -325,3 +325,37 @@ def test_bundled_game_cases_pass_where_gnubg_answers(gnubg):
            if r.status not in ("pass", "unsupported")]
     assert not bad, "\n".join(bad)
     assert sum(r.status == "pass" for r in results) > len(cases) // 2
+
+
+def test_game_records_replayed_in_gnubg_match_the_cases(gnubg):
+    """Every game_record case that gnubg can play passes, except where the case records that
+    GNU Backgammon disagrees (its dead cube: a double that would win the match if dropped)."""
+    records = [c for c in load_suite().cases if c.kind == "game_record"]
+    results = run_cases(gnubg, records)
+    failed = {r.case.id: r.outcome.message for r in results if r.status not in ("pass", "unsupported")}
+    disagreeing = {c.id for c in records if "GNU Backgammon refuses" in c.raw.get("comment", "")}
+    assert disagreeing and set(failed) == disagreeing, failed
+    assert all("The cube is dead" in m for m in failed.values())
+    unsupported = {r.case.id for r in results if r.status == "unsupported"}
+    assert unsupported == {c.id for c in records if c.effective_rules["winner_starts"]
+                           or c.effective_rules["backgammon_multiplier"] != 3}
+
+
+def test_a_game_record_refusal_leaves_gnubg_where_it_was(gnubg):
+    request = {"kind": "game_record", "case": "t", "rules": rules(), "match": {"length": 0},
+               "games": [{"events": [
+                   {"n": 1, "type": "opening", "dice": [3, 1], "text": "opening x3 o1"},
+                   {"n": 2, "type": "play", "side": "x", "play": "8/4 6/5", "steps": [[8, 4], [6, 5]],
+                    "text": "x plays 8/4 6/5"},
+                   {"n": 3, "type": "roll_play", "side": "x", "dice": [3, 1], "play": "8/5 6/5",
+                    "steps": [[8, 5], [6, 5]], "text": "x 31: 8/5 6/5"},
+                   {"n": 4, "type": "roll_play", "side": "o", "dice": [6, 6], "play": "24/12(2)",
+                    "steps": [[24, 12], [24, 12]], "text": "o 66: 24/12(2)"},
+                   {"n": 5, "type": "roll_play", "side": "o", "dice": [6, 4], "play": "24/18 13/9",
+                    "steps": [[24, 18], [13, 9]], "text": "o 64: 24/18 13/9"}]}]}
+    events = result_of(gnubg.run(request))["events"]
+    assert [e["accepted"] for e in events] == [True, False, True, False, True]
+    assert events[1]["state"]["dice"] == [3, 1] and events[1]["state"]["moment"] == "after_roll"
+    # o's 24/12(2) ends on o's 12-point, which is x's 13, held by x: refused, o back before its throw
+    assert events[3]["state"]["moment"] == "before_roll" and events[3]["state"]["on_roll"] == "o"
+    assert events[4]["state"]["position"]["o"]["points"] == {"24": 1, "18": 1, "13": 4, "9": 1, "8": 3, "6": 5}

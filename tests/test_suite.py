@@ -55,6 +55,8 @@ def _key(case):
         expected = json.dumps(expected, sort_keys=True)
     elif case.kind == "apply_play":
         expected = str(expected)
+    elif case.kind == "game_record":
+        expected = json.dumps([expected.refused, expected.states, expected.final], sort_keys=True, default=str)
     return json.dumps(request, sort_keys=True), expected
 
 

@@ -253,7 +253,7 @@ class GnubgEngine:
             "name": "gnubg",
             "version": self._version,
             "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "game-result",
-                             "cube", "match", "opening-roll"],
+                             "cube", "match", "opening-roll", "game-record"],
             "rule_options": {name: list(values) for name, values in RULE_OPTIONS.items()},
             "position_formats": ["board", "gnubg_id"],
         }
@@ -348,7 +348,7 @@ class GnubgEngine:
             return _GAME_PLANS[kind](req)
         raise _Unsupported(
             f"gnubg adapter answers legal_plays, play_check, apply_play, codec (gnubg_id),"
-            f" game_result, cube_action, opening_roll and match_transition, not {kind!r}")
+            f" game_result, cube_action, opening_roll, match_transition and game_record, not {kind!r}")
 
     # ------------------------------------------------------------ the pipe
 
@@ -778,9 +778,103 @@ def _plan_match_transition(req: dict):
     return finish, [msg]
 
 
+def _record_view(answer: dict, next_opens: bool | None) -> dict:
+    """gnubg's state after an event, in bgconf's terms (spec/protocol.md, game_record)."""
+    st = answer.get("state")
+    if st is None:  # an opening tie: gnubg throws the ties and the deciding throw at once
+        return {"moment": "opening"}
+    view: dict = {"cube": _cube_dict(st), "score": {"x": st["score"][0], "o": st["score"][1]}}
+    mover = SIDE[st["move"]]
+    if answer.get("board") is not None:
+        view["position"] = _board_to_position(answer["board"], mover)
+        view["on_roll"] = mover
+    view["crawford"], view["post_crawford"] = bool(st["crawford"]), bool(answer["post_crawford"])
+    if st["game"] == "playing":
+        view["moment"] = _moment(st)
+        if view["moment"] == "after_roll":
+            view["dice"] = list(st["dice"])
+        return view
+    game = answer["game"]
+    result = "drop" if st["game"] == "dropped" else _RESULT.get(game["result"])
+    view.update(moment="game_over", game_over={"winner": SIDE[game["winner"]], "result": result,
+                                               "points": int(game["points"])},
+                match_over=bool(answer["match_over"]))
+    if view["match_over"]:
+        # gnubg starts no game after the match, so none is the Crawford game or post-Crawford
+        view.update(winner=SIDE[game["winner"]], crawford=False, post_crawford=False)
+    elif next_opens:
+        view["next_starts"] = "opening_roll"
+    return view
+
+
+def _plan_game_record(req: dict):
+    """Replay the record in one gnubg match or money session (driver op ``record``):
+    opening throws and rolls from a dice file, plays as gnubg's ``move``, cube actions as
+    its ``double``, ``take``, ``drop``, ``beaver`` and ``redouble`` (a raccoon); after each
+    event gnubg's own state (Match ID, board, `show score`, its record of a finished game)
+    is read back. Under the Jacoby rule in money play gnubg calls a gammon on a centred
+    cube "a single game", so the record is replayed once more without Jacoby to read
+    gnubg's verdict on the board, as for game_result."""
+    match = _match_of(req)
+    rules = _rules(req)
+    games = []
+    for game in req.get("games") or []:
+        out: dict = {"events": []}
+        if "position" in game:
+            position = _position(game["position"])
+            cube = _cube_of({"cube": game.get("cube")})
+            out.update(board=_board(position), turn=PLAYER[position.on_roll], cube=cube.value, owner=_owner(cube))
+        for event in game["events"]:
+            sent = {"type": event["type"], "dice": event.get("dice"), "move": event.get("play")}
+            if event["type"] != "opening":
+                sent["player"] = PLAYER[_side_arg(event.get("side"), "event side")]
+            out["events"].append(sent)
+        games.append(out)
+    if not games:
+        raise _Failure("bad request: a game record has at least one game")
+    spec = dict(_game_spec(match, rules, jacoby=rules["jacoby"], beavers=_beavers(rules)),
+                auto_doubles=rules["automatic_doubles"])
+    if rules["automatic_doubles"] > GNUBG_MAX_AUTO_DOUBLES:
+        raise _Unsupported(f"gnubg allows at most {GNUBG_MAX_AUTO_DOUBLES} automatic doubles")
+    msgs = [{"op": "record", "game": spec, "games": games, "next_game": True}]
+    if rules["jacoby"] and match.money:
+        msgs.append({"op": "record", "game": dict(spec, jacoby=False), "games": games, "next_game": False})
+    cap = rules["max_cube"]
+
+    def finish(got: list[dict]) -> dict:
+        answers, openings = got[0]["answers"], got[0]["openings"]
+        judged = got[-1]["answers"]
+        ends = [i for i, a in enumerate(answers) if a.get("state") and a["state"]["game"] != "playing"]
+        events = []
+        for i, answer in enumerate(answers):
+            later = [n for n, e in enumerate(ends) if e == i]
+            if not later:
+                opens = None
+            elif later[0] + 1 < len(openings):
+                opens = openings[later[0] + 1]
+            else:
+                opens = got[0].get("next_game_opening")
+            view = _record_view(answer, opens)
+            if "game_over" in view and view["game_over"]["result"] != "drop" and judged is not answers:
+                other_view = _record_view(judged[i], None) if i < len(judged) else {}
+                if "game_over" in other_view:
+                    view["game_over"]["result"] = other_view["game_over"]["result"]
+            top = view.get("cube", {}).get("value", 1)
+            if cap is not None and top > cap and cap != GNUBG_MAX_CUBE:
+                raise _Unsupported(f"{_cap_note(cap)}; it lets the cube reach {top}")
+            reply = {"accepted": bool(answer["accepted"]), "state": view}
+            if not answer["accepted"]:
+                reply["message"] = "; ".join(answer.get("messages") or []) or "gnubg refused it"
+            events.append(reply)
+        return {"events": events}
+
+    return finish, msgs
+
+
 _GAME_PLANS = {
     "game_result": _plan_game_result,
     "cube_action": _plan_cube_action,
     "opening_roll": _plan_opening_roll,
     "match_transition": _plan_match_transition,
+    "game_record": _plan_game_record,
 }

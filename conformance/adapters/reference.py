@@ -12,6 +12,7 @@ from conformance.model import (
 )
 
 import reference_impl.check
+import reference_impl.events
 import reference_impl.game
 import reference_impl.movegen
 
@@ -33,7 +34,7 @@ class ReferenceEngine(Engine):
             "name": "reference",
             "version": __version__,
             "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "game-result", "perft",
-                             "cube", "match", "opening-roll"],
+                             "cube", "match", "opening-roll", "game-record"],
             "rule_options": {
                 "cube": [True, False], "max_cube": [2 ** k for k in range(16)] + [None],
                 "jacoby": [False, True], "beavers": [False, True], "raccoons": [False, True],
@@ -88,6 +89,15 @@ class ReferenceEngine(Engine):
         result = request["result"]
         return self.rules.match_transition(Match.from_dict(request["match"]), result["winner"], result["points"],
                                 result.get("type", "single"), effective_rules(request.get("rules")))
+
+    def game_record(self, request: dict) -> dict:
+        games = [{"events": game["events"],
+                  "position": Position.from_dict(game["position"]) if "position" in game else None,
+                  "cube": Cube.from_dict(game["cube"]) if "cube" in game else None}
+                 for game in request["games"]]
+        using = SimpleNamespace(**{name: getattr(self.rules, name) for name in vars(reference_impl.events.RULES)})
+        return {"events": reference_impl.events.replay(Match.from_dict(request.get("match")), games,
+                                                       effective_rules(request.get("rules")), using)}
 
     def perft(self, request: dict) -> dict:
         from reference_impl.perft import perft

@@ -21,6 +21,7 @@ from .play import (
     play_to_position,
     point_name,
 )
+from .record import EVENT_TYPES, parse_event, swap_event, written_steps
 from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_sides, other
 
 __all__ = [
@@ -30,5 +31,5 @@ __all__ = [
     "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
-    "point_name", "read_position",
+    "point_name", "read_position", "EVENT_TYPES", "parse_event", "swap_event", "written_steps",
 ]
