@@ -844,17 +844,14 @@ def _plan_game_record(req: dict):
     def finish(got: list[dict]) -> dict:
         answers, openings = got[0]["answers"], got[0]["openings"]
         judged = got[-1]["answers"]
-        ends = [i for i, a in enumerate(answers) if a.get("state") and a["state"]["game"] != "playing"]
+        # whether the game after each event's own game opened with gnubg's throw
+        following = []
+        for number, game in enumerate(games):
+            after = openings[number + 1] if number + 1 < len(openings) else got[0].get("next_game_opening")
+            following += [after] * len(game["events"])
         events = []
         for i, answer in enumerate(answers):
-            later = [n for n, e in enumerate(ends) if e == i]
-            if not later:
-                opens = None
-            elif later[0] + 1 < len(openings):
-                opens = openings[later[0] + 1]
-            else:
-                opens = got[0].get("next_game_opening")
-            view = _record_view(answer, opens)
+            view = _record_view(answer, following[i] if i < len(following) else None)
             if "game_over" in view and view["game_over"]["result"] != "drop" and judged is not answers:
                 other_view = _record_view(judged[i], None) if i < len(judged) else {}
                 if "game_over" in other_view:
