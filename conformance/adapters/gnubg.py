@@ -36,6 +36,11 @@ of an opening throw), o is player 1 ("O"):
   from a dice file.
 - ``match_transition`` -> ``{"score", "match_over", "winner" | "crawford", "post_crawford",
   "next_starts"}``: a game ended in gnubg's match.
+- ``game_record`` -> ``{"events": [{"accepted", "state", "message" (when refused)}, ...]}``: the
+  record replayed in one gnubg match or session through its own commands, its state read back
+  after each event. gnubg throws an opening's ties and its deciding throw at once, so a tie's
+  state is only ``{"moment": "opening"}``; gnubg takes commands only from the player whose turn
+  it is, so an event by the other player is refused without asking it.
 
 Unsupported, per request: a situation gnubg cannot be put in (it refuses a setting or the step
 that leads there: a pending double in the Crawford game, with a dead cube or with the cube off; a
