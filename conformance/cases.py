@@ -29,15 +29,21 @@ import yaml
 
 from conformance.model import (
     CHECKERS,
+    MATCH_ID_FIELDS,
+    XGID_FIELDS,
+    CodecError,
     Cube,
+    IdState,
     FalseHitMark,
     Match,
     ModelError,
     effective_rules,
     Position,
+    decode_match_id,
     decode_position_id,
-    decode_xgid,
+    decode_xgid_state,
     encode_position_id,
+    encode_state_dict,
     encode_xgid,
     notation_to_position,
     parse_dice,
@@ -59,6 +65,7 @@ KIND_REQUIRES = {
     "apply_play": "apply-play",
     "codec": "codec.gnubg",
     "codec.xgid": "codec.xgid",
+    "codec.gnubg_match_id": "codec.gnubg-match-id",
     "game_result": "game-result",
     "cube_action": "cube",
     "opening_roll": "opening-roll",
@@ -68,8 +75,10 @@ KIND_REQUIRES = {
 }
 CAPABILITIES = frozenset({
     "legal-plays", "play-check", "apply-play", "game-result", "cube", "match", "opening-roll",
-    "codec.gnubg", "codec.xgid", "perft", "game-record",
+    "codec.gnubg", "codec.xgid", "codec.gnubg-match-id", "perft", "game-record",
 })
+#: The state fields each codec format carries and compares (spec: format.match-id, format.xgid).
+CODEC_FIELDS = {"gnubg_match_id": MATCH_ID_FIELDS, "xgid": XGID_FIELDS}
 USER_SUFFIX = ".bgcase.yaml"
 
 
@@ -118,6 +127,7 @@ class Case:
     scenario: str = ""
     position_format: str = "board"
     games: tuple = ()
+    state: IdState | None = None
 
     @property
     def name(self) -> str:
@@ -152,8 +162,15 @@ class Case:
             req["play"] = self.play
             req["steps"] = [list(s) for s in self.steps or []]
         if self.kind == "codec":
-            req["format"] = self.raw["codec"]
-            req[self.raw["codec"]] = self.expected
+            fmt = req["format"] = self.raw["codec"]
+            if "decode" in self.raw:
+                req["decode"] = self.raw["decode"]
+            elif "encode" in self.raw:
+                req["encode"] = self.raw["encode"]
+            else:
+                req[fmt] = self.expected
+                if self.state is not None:
+                    req["state"] = self.state.to_dict()
         if self.cube is not None:
             req["cube"] = self.cube.to_dict()
         if self.match is not None:
@@ -957,7 +974,8 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
             raise _Problem(["tags", j], f"tag {tag!r} is not registered; add it to cases/tags.yaml or fix it")
     if raw["id"] in resources.retired_ids():
         raise _Problem(["id"], f"id {raw['id']} is retired (cases/RETIRED); use bgconf new-id")
-    default_need = KIND_REQUIRES["codec.xgid" if kind == "codec" and raw.get("codec") == "xgid" else kind]
+    default_need = KIND_REQUIRES[f"codec.{raw.get('codec')}" if kind == "codec" and raw.get("codec") != "gnubg_id"
+                                 else kind]
     requires = tuple(raw.get("requires") or [default_need])
     for j, cap in enumerate(requires):
         if cap not in CAPABILITIES:
@@ -966,6 +984,9 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
         rules = effective_rules(raw.get("rules"))
     except ModelError as exc:
         raise _Problem(["rules"], str(exc)) from None
+    carried = _match_id_state(raw, kind, rules)
+    if carried:
+        raw = {**raw, **carried}
     cube = match = None
     try:
         if kind in ("game_result", "cube_action"):
@@ -977,6 +998,9 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
             match = Match.from_dict(raw.get("match"))
     except ModelError as exc:
         raise _Problem(["match"], f"impossible match state: {exc}") from None
+    for key in {"cube_action": ("on_roll", "moment", "cube"), "match_transition": ("match",)}.get(kind, ()):
+        if key not in raw:
+            raise _Problem([], f"a {kind} case needs '{key}' (or a position {{gnubg_id, match_id}} that carries it)")
     if cube is not None:
         if rules["max_cube"] is not None and cube.value > rules["max_cube"]:
             raise _Problem(["cube", "value"], f"cube value {cube.value} is above max_cube {rules['max_cube']}")
@@ -995,6 +1019,7 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
     steps = None
     expect = raw["expect"]
     expected: Any = None
+    state = None
     try:
         if play is not None:
             steps = _written_moves(play)
@@ -1048,24 +1073,155 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
     elif kind == "game_record":
         games, expected = _record(raw, sides)
     elif kind == "codec":
-        fmt = raw["codec"]
-        if fmt not in expect:
-            raise _Problem(["expect"], f"a {fmt} codec case expects {{{fmt}: ...}}")
-        expected = expect[fmt]
-        try:
-            decoded = (decode_position_id(expected, position.on_roll) if fmt == "gnubg_id"
-                       else decode_xgid(expected))
-        except ModelError as exc:
-            raise _Problem(["expect", fmt], str(exc)) from None
-        if decoded != position:
-            raise _Problem(["expect", fmt], f"{expected} decodes to {decoded}, not to the case's position")
+        expected, state = _codec_expectation(raw, position)
     return Case(
         id=raw["id"], title=raw["title"], kind=kind, spec=_shared(tuple(raw["spec"])),
         level=raw.get("level", "must"), tags=_shared(tuple(raw.get("tags", []))), requires=_shared(requires),
         rules=dict(raw.get("rules") or {}), file=shown, line=line, position=position, dice=dice,
         play=play, steps=steps, expect=expect, expected=expected,
         provenance=raw["provenance"], raw=raw, effective_rules=_shared_rules(rules), cube=cube, match=match,
-        games=games if kind == "game_record" else ())
+        games=games if kind == "game_record" else (),
+        state=state)
+
+
+def _match_id_state(raw: dict, kind: str, rules: dict) -> dict:
+    """What a ``position: {gnubg_id, match_id}`` carries into a case (spec: format.match-id):
+    the cube, the match (post-Crawford inferred from the score, as GNU Backgammon does) and,
+    for cube_action, the side on roll and the moment. Keys the case gives itself must agree.
+    Returns the keys to add to the case ({} without a Match ID)."""
+    value = raw.get("position")
+    if not isinstance(value, dict) or value.get("match_id") is None:
+        return {}
+    if kind == "codec":
+        raise _Problem(["position", "match_id"], "a codec case tests one format: give the Match ID to a"
+                                                 " gnubg_match_id case")
+    try:
+        state = decode_match_id(value["match_id"])
+    except ModelError as exc:
+        raise _Problem(["position", "match_id"], str(exc)) from None
+    m = state.match
+    carried: dict = {"cube": state.cube.to_dict(),
+                     "match": {"length": m.length, "score": dict(m.score), "crawford": m.crawford,
+                               "post_crawford": state.post_crawford(rules["crawford"])}}
+    if kind == "cube_action":
+        carried["on_roll"] = state.on_roll
+        carried["moment"] = ("double_offered" if state.double_offered else "after_roll" if state.dice
+                             else "before_roll")
+    if kind in ("legal_plays", "play_check", "apply_play", "perft") and state.dice and "dice" in raw:
+        try:
+            if sorted(parse_dice(raw["dice"])) != sorted(state.dice):
+                raise _Problem(["dice"], f"dice {raw['dice']} but the Match ID {value['match_id']} has"
+                                         f" {list(state.dice)}")
+        except ModelError:
+            pass  # the dice are checked where they are read
+    if kind not in ("game_result", "cube_action", "match_transition"):
+        return {}
+    out = {}
+    for key, got in carried.items():
+        if key not in raw:
+            out[key] = got
+            continue
+        given = raw[key]
+        if key == "cube":
+            same = Cube.from_dict(given) == state.cube
+        elif key == "match":
+            try:
+                same = Match.from_dict(given).to_dict() == Match.from_dict(got).to_dict()
+            except ModelError:
+                same = True  # reported where the match is read
+        else:
+            same = given == got
+        if not same and key == "moment" and given in ("beaver_offered", "raccoon_offered") and got == "double_offered":
+            same = True  # a Match ID has no field for a beaver or a raccoon offered
+        if not same:
+            raise _Problem([key], f"{key} is {given!r} but the Match ID {value['match_id']} says {got!r};"
+                                  f" give it in one place")
+    return out
+
+
+def _refusal_of(fmt: str, raw: dict) -> str | None:
+    """The reason the model refuses the case's ``decode`` or ``encode`` input, or None
+    when it accepts it."""
+    try:
+        if "encode" in raw:
+            if fmt != "gnubg_match_id":
+                raise _Problem(["encode"], "encode refusals are written for gnubg_match_id states; give an id"
+                                           " to refuse with 'decode'")
+            encode_state_dict(raw["encode"])
+        elif fmt == "gnubg_id":
+            decode_position_id(raw["decode"])
+        elif fmt == "xgid":
+            decode_xgid_state(raw["decode"])
+        else:
+            decode_match_id(raw["decode"])
+    except CodecError as exc:
+        return exc.reason
+    return None
+
+
+def _codec_expectation(raw: dict, position: Position | None) -> tuple[Any, IdState | None]:
+    """A codec case's expectation: the id (with the state it decodes to for Match IDs and
+    XGIDs), or ``("refused", reason)``; checked against the model (spec: format.refusal)."""
+    fmt, expect = raw["codec"], raw["expect"]
+    refusing = [k for k in ("decode", "encode") if k in raw]
+    if len(refusing) > 1:
+        raise _Problem([refusing[1]], "a refusal case gives one input: 'decode' (an id) or 'encode' (a state)")
+    if refusing:
+        if "refused" not in expect:
+            raise _Problem(["expect"], f"a case with '{refusing[0]}' expects {{refused: reason}}")
+        for key in ("position", "state"):
+            if key in raw:
+                raise _Problem([key], f"a refusal case has no '{key}': the input is '{refusing[0]}' alone")
+        found = _refusal_of(fmt, raw)
+        if found is None:
+            raise _Problem([refusing[0]], f"the {fmt} codec accepts this input; a refusal case needs one it refuses")
+        if found != expect["refused"]:
+            raise _Problem(["expect", "refused"], f"the {fmt} codec refuses this input as {found!r},"
+                                                  f" not {expect['refused']!r}")
+        return ("refused", expect["refused"]), None
+    if fmt not in expect:
+        raise _Problem(["expect"], f"a {fmt} codec case expects {{{fmt}: ...}} or, with 'decode', {{refused: ...}}")
+    expected = expect[fmt]
+    state = None
+    if fmt == "gnubg_match_id":
+        if position is not None:
+            raise _Problem(["position"], "a Match ID carries no checkers: give 'state', not 'position'")
+        if "state" not in raw:
+            raise _Problem(["expect"], "a gnubg_match_id codec case gives the 'state' its Match ID decodes to")
+        try:
+            state = IdState.from_dict(raw["state"])
+            decoded = decode_match_id(expected)
+        except ModelError as exc:
+            raise _Problem(["state"] if "state" in str(exc) else ["expect", fmt], str(exc)) from None
+        wrong = decoded.differences(state, MATCH_ID_FIELDS)
+        if wrong:
+            raise _Problem(["expect", fmt], f"{expected} does not decode to the case's state: {'; '.join(wrong)}")
+        return expected, state
+    if position is None:
+        raise _Problem(["expect"], f"a {fmt} codec case gives the 'position' its id decodes to")
+    if fmt == "xgid":
+        given = {"on_roll": position.on_roll, "beavers": False, "max_cube": 1 << 10, **(raw.get("state") or {})}
+        try:
+            state = IdState.from_dict(given)
+        except ModelError as exc:
+            raise _Problem(["state"], f"impossible state: {exc}") from None
+        try:
+            decoded, decoded_state = decode_xgid_state(expected)
+        except ModelError as exc:
+            raise _Problem(["expect", fmt], str(exc)) from None
+        wrong = decoded_state.differences(state, XGID_FIELDS)
+        if wrong:
+            raise _Problem(["expect", fmt], f"{expected} does not decode to the case's state: {'; '.join(wrong)}")
+    else:
+        if "state" in raw:
+            raise _Problem(["state"], "a Position ID carries no state; a gnubg_match_id case does")
+        try:
+            decoded = decode_position_id(expected, position.on_roll)
+        except ModelError as exc:
+            raise _Problem(["expect", fmt], str(exc)) from None
+    if decoded != position:
+        raise _Problem(["expect", fmt], f"{expected} decodes to {decoded}, not to the case's position")
+    return expected, state
 
 
 _SHARED: dict = {}

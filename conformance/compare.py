@@ -10,9 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.model import ModelError, Position, play_to_position
+from conformance.model import (
+    IdState,
+    ModelError,
+    Position,
+    decode_match_id,
+    decode_xgid_state,
+    play_to_position,
+)
 
-from .cases import Case, ExpectedPlays, ExpectedRecord
+from .cases import CODEC_FIELDS, Case, ExpectedPlays, ExpectedRecord
 
 GAME_KINDS = ("game_result", "cube_action", "opening_roll", "match_transition")
 STATUSES = ("pass", "fail", "errored", "unsupported", "xfail", "xpass", "timeout")
@@ -199,30 +206,97 @@ def _compare_apply(case: Case, result: Any) -> Outcome:
 
 
 def _compare_codec(case: Case, result: Any) -> Outcome:
-    """Position ID strings compare exactly (the encoding is canonical); an XGID
-    compares by the position it decodes to (its other fields carry no position)."""
-    from conformance.model import decode_xgid
+    """Judge a codec answer (spec: format.position-id, format.match-id, format.xgid,
+    format.refusal).
 
-    if not isinstance(result, dict) or "encoded" not in result or "decoded" not in result:
-        raise BadAnswer(f"result is {_short(result)}: expected {{\"encoded\": id, \"decoded\": board form}}")
-    problems = []
-    if case.raw["codec"] == "xgid":
-        try:
-            same = decode_xgid(result["encoded"]) == case.position
-        except (ModelError, TypeError):
-            same = False
+    A Position ID compares as a string (the encoding is canonical). A Match ID and an XGID
+    compare field by field, never as strings: the id the engine wrote is decoded by the model
+    and each field it carries (CODEC_FIELDS) must be the case's; so must each field of the
+    engine's own decoding. A refusal case passes when the engine refuses (``{"refused":
+    reason}``; the reason, when given, must be the case's) and fails when it decodes or
+    encodes the input."""
+    if not isinstance(result, dict):
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"encoded\": id, \"decoded\": ...}}"
+                        f" or {{\"refused\": reason}}")
+    fmt = case.raw["codec"]
+    if isinstance(case.expected, tuple):
+        return _compare_refusal(case, result)
+    if "refused" in result:
+        return Outcome("fail", f"refused ({result.get('refused')}: {str(result.get('message', ''))[:200]}) an input"
+                               f" the {fmt} codec must accept: {case.expected!r}", got=result)
+    if "encoded" not in result or "decoded" not in result:
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"encoded\": id, \"decoded\": ...}}")
+    if fmt == "gnubg_match_id":
+        problems = _state_problems(case, result, None)
+    elif fmt == "xgid":
+        problems = _state_problems(case, result, _decoded_position(result))
     else:
-        same = result["encoded"] == case.expected
-    if not same:
-        problems.append(f"encodes the position as {result['encoded']!r}, expected {case.expected!r}")
-    try:
-        decoded = Position.from_dict(result["decoded"])
-    except (ModelError, TypeError, KeyError, ValueError, AttributeError) as exc:
-        raise BadAnswer(f"result.decoded is not a position in board form: {exc}") from None
-    if decoded != case.position:
-        problems.append(f"decodes {case.expected!r} as {decoded}, expected {case.position}")
+        problems = []
+        if result["encoded"] != case.expected:
+            problems.append(f"encodes the position as {result['encoded']!r}, expected {case.expected!r}")
+        decoded = _decoded_position(result)
+        if decoded != case.position:
+            problems.append(f"decodes {case.expected!r} as {decoded}, expected {case.position}")
     if problems:
         return Outcome("fail", "; ".join(problems), got=result)
+    return Outcome("pass", got=result)
+
+
+def _decoded_position(result: dict) -> Position:
+    try:
+        return Position.from_dict(result["decoded"])
+    except (ModelError, TypeError, KeyError, ValueError, AttributeError) as exc:
+        raise BadAnswer(f"result.decoded is not a position in board form: {exc}") from None
+
+
+def _state_problems(case: Case, result: dict, decoded: Position | None) -> list[str]:
+    """Field-by-field problems of a Match ID or XGID answer (``decoded``: the engine's board
+    for an XGID, None for a Match ID, whose decoding is the state itself)."""
+    fmt, want = case.raw["codec"], case.state
+    fields = CODEC_FIELDS[fmt]
+    problems = []
+    try:
+        if fmt == "xgid":
+            board, wrote = decode_xgid_state(result["encoded"])
+            if board != case.position:
+                problems.append(f"encodes the position as {result['encoded']!r}, whose board is {board},"
+                                f" expected {case.position}")
+        else:
+            wrote = decode_match_id(result["encoded"])
+    except (ModelError, TypeError) as exc:
+        problems.append(f"encodes the state as {str(result['encoded'])[:80]!r}, which is not a valid {fmt}: {exc}")
+    else:
+        wrong = wrote.differences(want, fields)
+        if wrong:
+            problems.append(f"encodes the state as {result['encoded']!r}, in which {'; '.join(wrong)}")
+    if decoded is not None and decoded != case.position:
+        problems.append(f"decodes {case.expected!r} as {decoded}, expected {case.position}")
+    raw_state = result["decoded"] if fmt == "gnubg_match_id" else result.get("state")
+    if raw_state is None:
+        problems.append(f"gives no decoded state for {case.expected!r} (an XGID answer has \"state\" beside"
+                        f" \"decoded\")")
+        return problems
+    try:
+        got = IdState.from_dict(raw_state)
+    except (ModelError, TypeError, ValueError, AttributeError) as exc:
+        raise BadAnswer(f"the decoded state is not a state: {exc}") from None
+    wrong = got.differences(want, fields)
+    if wrong:
+        problems.append(f"decodes {case.expected!r} with {'; '.join(wrong)}")
+    return problems
+
+
+def _compare_refusal(case: Case, result: dict) -> Outcome:
+    _, reason = case.expected
+    given = case.raw.get("decode", case.raw.get("encode"))
+    verb = "decodes" if "decode" in case.raw else "encodes"
+    if "refused" not in result:
+        said = result.get("decoded", result.get("encoded"))
+        return Outcome("fail", f"{verb} {_short(given)} (as {_short(said)}); expected a refusal ({reason})",
+                       got=result)
+    got = result["refused"]
+    if isinstance(got, str) and got != reason:
+        return Outcome("fail", f"refuses {_short(given)} for reason {got!r}, expected {reason!r}", got=result)
     return Outcome("pass", got=result)
 
 

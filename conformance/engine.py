@@ -23,7 +23,12 @@ Results by kind:
   A play is legal iff its resulting position is a legal play (spec: move.same-play).
 - ``apply_play`` (request has ``play`` and ``steps``) -> ``{"position": board form}``.
 - ``codec`` (request has ``format: "gnubg_id"``, ``position`` and ``gnubg_id``) ->
-  ``{"encoded": id of position, "decoded": board form of gnubg_id}``.
+  ``{"encoded": id of position, "decoded": board form of gnubg_id}``; ``format:
+  "gnubg_match_id"`` with ``state`` and ``gnubg_match_id`` -> ``{"encoded": Match ID of state,
+  "decoded": state}``; ``format: "xgid"`` with ``position``, ``state`` and ``xgid`` ->
+  ``{"encoded", "decoded": board form, "state"}``; ``decode`` (an id) or ``encode`` (a Match
+  ID state) alone -> ``{"refused": reason, "message"}`` or what it decodes or encodes to
+  (spec/protocol.md, "Codecs").
 - ``game_record`` (request has ``match`` and ``games``, each with ``events`` and, for a
   game in progress, ``position`` and ``cube``) -> ``{"events": [{"accepted": bool,
   "reason"?: code, "state": {...}}, ...]}``, one answer per event (spec/protocol.md,

@@ -465,3 +465,31 @@ def rule_dicts(rule_options: dict | None = None) -> st.SearchStrategy[dict]:
     """Rule option overrides for scoring (``jacoby``, ``backgammon_multiplier``), each
     only among the values in ``rule_options`` (an engine's declared values)."""
     return st.binary(min_size=2, max_size=2).map(lambda b: _rules(b, rule_options))
+
+
+@st.composite
+def id_states(draw, formats: str = "gnubg_match_id") -> Any:
+    """IdStates a Match ID (``formats="gnubg_match_id"``) or an XGID (``"xgid"``) can carry:
+    any cube up to 2^15 (an owned cube at 2 or more), either side on roll, dice or none, a
+    pending double (no dice) or, in a Match ID, a resignation, money play or a match up to 64
+    points with scores below the length and the Crawford game only where a player is one point
+    away (spec: format.match-id, format.xgid)."""
+    from conformance.model import IdState
+
+    length = draw(st.sampled_from([0, 0, 1, 3, 5, 7, 9, 11, 25, 64]))
+    if length:
+        x, o = draw(st.integers(0, length - 1)), draw(st.integers(0, length - 1))
+        crawford = max(x, o) == length - 1 > min(x, o) and draw(st.booleans())
+        match = Match(length, {"x": x, "o": o}, crawford=crawford)
+    else:
+        match = Match(0, {"x": draw(st.integers(0, 50)), "o": draw(st.integers(0, 50))})
+    log2 = draw(st.integers(0, 15))
+    owner = draw(st.sampled_from(["center", "x", "o"])) if log2 else "center"
+    on_roll = draw(st.sampled_from(["x", "o"]))
+    pending = draw(st.sampled_from(["none", "double", "resign"] if formats == "gnubg_match_id" else ["none", "double"]))
+    dice = None if pending == "double" or draw(st.booleans()) else (draw(st.integers(1, 6)), draw(st.integers(1, 6)))
+    extra = {"beavers": bool(not length and draw(st.booleans())), "max_cube": 1 << draw(st.integers(0, 15))} \
+        if formats == "xgid" else {}
+    return IdState(cube=Cube(1 << log2, owner), on_roll=on_roll, dice=dice, double_offered=pending == "double",
+                   resignation=draw(st.sampled_from(["single", "gammon", "backgammon"])) if pending == "resign"
+                   else "none", match=match, jacoby=bool(not length and draw(st.booleans())), **extra)

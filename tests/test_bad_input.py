@@ -504,3 +504,45 @@ def test_the_fast_play_result_agrees_with_notation_to_position(example):
     for text in texts:
         want = _outcome(notation_to_position, example.position, text)
         assert _outcome(cases_module._play_result, example.position, text, {}) == want, text
+
+
+# -- codec cases: the expectation is checked against the model (spec: format.refusal) -----------
+CODEC = """\
+format: 1
+cases:
+  - id: {id}
+    title: A codec case with one thing wrong
+    kind: codec
+    spec: [format.match-id]
+{body}
+    provenance: {{source: test, verified_by: [reference]}}
+"""
+
+
+@pytest.mark.parametrize("name,body,line,fragment", [
+    ("accepted-refusal", '    codec: gnubg_match_id\n    decode: "QYkqASAAIAAA"\n    expect: {refused: wrong_length}',
+     8, "accepts this input"),
+    ("other-reason", '    codec: gnubg_match_id\n    decode: "QYkqASAAIAA"\n    expect: {refused: not_base64}',
+     9, "refuses this input as 'wrong_length'"),
+    ("refusal-with-state", '    codec: gnubg_match_id\n    decode: "QYkqASAAIAA"\n    state: {on_roll: x}\n'
+     '    expect: {refused: wrong_length}', 9, "a refusal case has no 'state'"),
+    ("wrong-state", '    codec: gnubg_match_id\n    state: {on_roll: o, dice: [5, 2]}\n'
+     '    expect: {gnubg_match_id: "QYkqASAAIAAA"}', 9, "on_roll is 'x', expected 'o'"),
+    ("xgid-cube-as-value", '    codec: xgid\n    position: start\n    state: {cube: {value: 8, owner: x}}\n'
+     '    expect: {xgid: "XGID=-b----E-C---eE---c-e----B-:8:1:1:00:0:0:0:0:10"}', 10, "cube is {'value': 256"),
+])
+def test_a_codec_case_that_the_model_contradicts_is_refused_at_its_line(tmp_path, name, body, line, fragment):
+    suite = load_suite([write(tmp_path, name, CODEC.format(id="bg-QQQQ", body=body))])
+    assert not suite.cases
+    (err,) = suite.errors
+    assert err.case_id == "bg-QQQQ" and err.line == line and fragment in err.message, str(err)
+
+
+def test_a_match_id_in_the_position_must_agree_with_the_cube_written_beside_it(tmp_path):
+    text = CODEC.format(id="bg-RRRR", body=(
+        '    position: {gnubg_id: "4HPwATDgc/ABMA", match_id: "8AmgACAAIAAE"}\n'
+        '    cube: {value: 2, owner: x}\n    action: {by: x, type: double}\n'
+        '    expect: {allowed: false, reason: crawford-game}')).replace("kind: codec", "kind: cube_action")
+    suite = load_suite([write(tmp_path, "mid", text)])
+    (err,) = suite.errors
+    assert err.case_id == "bg-RRRR" and "give it in one place" in err.message and err.line == 8, str(err)

@@ -4,10 +4,11 @@ import pytest
 from hypothesis import given, settings
 
 from conformance.model import (
-    CodecError, NotationError, Position, PositionError, apply_steps, decode_position_id,
-    encode_position_id, format_play, notation_to_position, parse_dice, parse_play,
+    MATCH_ID_FIELDS, XGID_FIELDS, CodecError, Cube, IdState, Match, NotationError, Position, PositionError,
+    apply_steps, decode_match_id, decode_position_id, decode_xgid_state, encode_match_id, encode_position_id,
+    encode_state_dict, encode_xgid_state, format_play, notation_to_position, parse_dice, parse_play,
 )
-from conformance.strategies import dice, positions
+from conformance.strategies import dice, id_states, positions
 from reference_impl import legal_plays
 
 
@@ -103,3 +104,99 @@ def test_canonical_notation_reproduces_the_play(pos, roll):
         text = format_play(pos, steps)
         assert notation_to_position(pos, text) == result, text
         assert apply_steps(pos, steps) == result
+
+
+# -- Match ID and XGID state (spec: format.match-id, format.xgid, format.refusal) -------------
+
+
+def test_match_id_manual_example_decodes_field_by_field():
+    # GNU Backgammon manual, "A technical description of the Match ID": key bytes 41 89 2A 01 20 00 20 00 00
+    state = decode_match_id("QYkqASAAIAAA")
+    assert state.cube == Cube(2, "o") and state.on_roll == "x" == state.turn and state.dice == (5, 2)
+    assert state.match.length == 9 and state.match.score == {"x": 4, "o": 2} and not state.match.crawford
+    assert not state.double_offered and state.resignation == "none" and state.game_state == "playing"
+    # bit 66 ("no Jacoby") is the only difference from what is written today
+    assert encode_match_id(state) == "QYkqASAAIAAE"
+
+
+@settings(max_examples=300)
+@given(id_states())
+def test_match_id_round_trips(state):
+    text = encode_match_id(state)
+    assert len(text) == 12
+    assert not decode_match_id(text).differences(state, MATCH_ID_FIELDS)
+
+
+def _swap_dice_bits(text: str) -> str:
+    import base64
+    bits = int.from_bytes(base64.b64decode(text), "little")
+    d1, d2 = (bits >> 15) & 7, (bits >> 18) & 7
+    bits = bits & ~(0x3F << 15) | d2 << 15 | d1 << 18
+    return base64.b64encode(bits.to_bytes(9, "little")).decode()
+
+
+@settings(max_examples=300)
+@given(id_states(), dice())
+def test_match_id_ignores_the_order_of_the_dice(state, roll):
+    from dataclasses import replace
+
+    if state.double_offered:
+        state = replace(state, double_offered=False, turn=None)
+    rolled = replace(state, dice=roll)
+    swapped = replace(state, dice=(roll[1], roll[0]))
+    assert encode_match_id(rolled) == encode_match_id(swapped)
+    text = encode_match_id(rolled)
+    assert decode_match_id(_swap_dice_bits(text)) == decode_match_id(text)
+
+
+@settings(max_examples=200)
+@given(positions(), id_states("xgid"))
+def test_xgid_round_trips_every_field(pos, state):
+    from dataclasses import replace
+
+    state = replace(state, on_roll=pos.on_roll, turn=None)
+    board, back = decode_xgid_state(encode_xgid_state(pos, state))
+    assert board == pos
+    assert not back.differences(state, XGID_FIELDS)
+
+
+def test_xgid_cube_is_written_as_its_log2():
+    text = encode_xgid_state(Position.start(), IdState(cube=Cube(8, "x"), max_cube=1024, beavers=False))
+    assert text.split(":")[1:3] == ["3", "1"]
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("QYkq!SAAIAAA", "not_base64"), ("QYkqASAAIAA", "wrong_length"), ("QYkqASAAIAAAA", "wrong_length"),
+    ("cAkgASAASAAE", "score_not_below_length"), ("cIkrAQAAAAAE", "bad_field"), ("cAkgAQAAAAAM", "bad_field"),
+])
+def test_malformed_match_ids_are_refused_with_a_reason(text, reason):
+    with pytest.raises(CodecError) as err:
+        decode_match_id(text)
+    assert err.value.reason == reason
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("4Dn4ABjwc/ABMA", "too_many_checkers"), ("wXPwATDgc/ABMA", "shared_point"), ("4HPwATDgc/AB!A", "not_base64"),
+    ("4HPwATDgc/ABM", "wrong_length"),
+])
+def test_malformed_position_ids_are_refused_with_a_reason(text, reason):
+    with pytest.raises(CodecError) as err:
+        decode_position_id(text)
+    assert err.value.reason == reason
+
+
+def test_a_cube_that_is_not_a_power_of_two_is_refused_before_encoding():
+    with pytest.raises(CodecError) as err:
+        encode_state_dict({"cube": {"value": 3, "owner": "center"}})
+    assert err.value.reason == "cube_not_power_of_two"
+    with pytest.raises(CodecError) as err:
+        encode_state_dict({"match": {"length": 9, "score": {"x": 9, "o": 2}}})
+    assert err.value.reason == "score_not_below_length"
+
+
+def test_a_pending_double_keeps_the_doubler_on_roll_and_the_other_side_to_act():
+    state = IdState(on_roll="o", double_offered=True, match=Match(5, {"x": 1, "o": 2}))
+    assert state.turn == "x"
+    assert decode_match_id(encode_match_id(state)) == state
+    with pytest.raises(Exception, match="no dice"):
+        IdState(on_roll="o", double_offered=True, dice=(3, 1))

@@ -70,3 +70,41 @@ def test_a_malformed_hello_is_refused_with_one_line(tmp_path, capsys):
 def test_the_readme_table_certifies_an_engine_that_passes():
     row = certification_table(["reference"]).splitlines()[-1]
     assert row.endswith("| certified | certified | certified |"), row
+
+
+def test_a_refusal_case_fails_an_engine_that_decodes_the_input_and_errors_one_that_crashes():
+    from conformance.cases import load_suite
+    from conformance.compare import compare
+
+    case = load_suite().by_id()["bg-FBQY"]  # an 11-character Match ID
+    assert compare(case, {"result": {"refused": "wrong_length", "message": "11 characters"}}).status == "pass"
+    assert compare(case, {"result": {"refused": None}}).status == "pass"
+    wrong = compare(case, {"result": {"refused": "not_base64"}})
+    assert wrong.status == "fail" and "expected 'wrong_length'" in wrong.message
+    accepted = compare(case, {"result": {"decoded": {"on_roll": "x"}}})
+    assert accepted.status == "fail" and "expected a refusal" in accepted.message
+    assert compare(case, {"errored": "ValueError: bad id"}).status == "errored"
+
+
+def test_a_match_id_answer_is_judged_field_by_field():
+    from conformance.cases import load_suite
+    from conformance.compare import compare
+    from conformance.model import decode_match_id
+
+    case = load_suite().by_id()["bg-7DGK"]  # BGBlitz's QYnoAGAAGAAE, dice written 1 then 2
+    state = decode_match_id("QYnoAGAAGAAE").to_dict()
+    # gnubg's spelling (higher die first) of the same state passes
+    assert compare(case, {"result": {"encoded": "QQnlAGAAGAAE", "decoded": state}}).status == "pass"
+    # the cube owner wrong in the engine's own decoding fails, naming the field
+    bad = dict(state, cube={"value": 2, "owner": "x"})
+    out = compare(case, {"result": {"encoded": "QQnlAGAAGAAE", "decoded": bad}})
+    assert out.status == "fail" and "cube is" in out.message
+    # an XGID whose cube is written as its value (8) instead of log2 (3) fails on the cube
+    xcase = load_suite().by_id()["bg-NMTA"]
+    from conformance.adapters.reference import ReferenceEngine
+
+    good = ReferenceEngine().run(xcase.request())["result"]
+    assert compare(xcase, {"result": good}).status == "pass"
+    as_value = dict(good, encoded=good["encoded"].replace(":3:1:1:", ":8:1:1:"))
+    out = compare(xcase, {"result": as_value})
+    assert out.status == "fail" and "cube is {'value': 256" in out.message

@@ -22,6 +22,13 @@ else ``x``) are accepted too. Supported kinds:
   (spec: move.same-play), or, when gnubg finds no legal play, iff it leaves the board unchanged.
 - ``codec`` with ``format: gnubg_id`` -> ``{"result": {"encoded": "<gnubg's Position ID of
   position>", "decoded": <position dict read from gnubg_id>}}``.
+- ``codec`` with ``format: gnubg_match_id`` -> ``{"encoded": <the Match ID gnubg writes once its
+  own commands have set up the state>, "decoded": <the state gnubg holds after ``set matchid``,
+  read from its cube and position info>}``; x is gnubg's player 1, o player 0 (the Match ID's
+  numbering, spec: format.match-id; the game kinds below number the players their own way).
+- ``codec`` with ``decode`` (or ``encode`` for a Match ID state): ``{"refused": null,
+  "message": gnubg's words}`` when gnubg will not read the ID (or a command refuses the state),
+  else what it decoded or encoded.
 
 The game kinds are answered by gnubg's own commands and state (see the section "the game kinds"
 below for how each is set up). Side x is gnubg's player 0 (``gnubg.match()``'s "X", the first die
@@ -68,7 +75,7 @@ from conformance.adapters import EngineUnavailable
 from conformance.process import EngineProcess, LineTooLong
 from conformance.engine import OPTION_UNSUPPORTED
 from conformance.model import (
-    CUBE_ACTIONS, MOMENTS, OFF, SIDES, Cube, Match, ModelError, Position, apply_steps, effective_rules,
+    CUBE_ACTIONS, GAME_STATES, MOMENTS, OFF, RESIGNATIONS, SIDES, Cube, Match, ModelError, Position, apply_steps, effective_rules,
     other, parse_dice, play_to_position,
 )
 
@@ -257,8 +264,8 @@ class GnubgEngine:
         return {
             "name": "gnubg",
             "version": self._version,
-            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "game-result",
-                             "cube", "match", "opening-roll", "game-record"],
+            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.gnubg-match-id",
+                             "game-result", "cube", "match", "opening-roll", "game-record"],
             "rule_options": {name: list(values) for name, values in RULE_OPTIONS.items()},
             "position_formats": ["board", "gnubg_id"],
         }
@@ -338,8 +345,15 @@ class GnubgEngine:
                                                                 other(position.on_roll))}), [msg]
         if kind == "codec":
             fmt = req.get("format", "gnubg_id")
+            if fmt == "gnubg_match_id":
+                return _plan_match_id(req)
             if fmt != "gnubg_id":
-                raise _Unsupported(f"gnubg adapter only codes gnubg_id, not {fmt!r}")
+                raise _Unsupported(f"gnubg adapter only codes gnubg_id and gnubg_match_id, not {fmt!r}")
+            if "decode" in req:
+                return (lambda got: _refused_or(got[0], lambda g: {"decoded": _board_to_position(g["board"], "x")}),
+                        [{"op": "position_id_decode", "gnubg_id": str(req["decode"])}])
+            if "encode" in req:
+                raise _Unsupported("gnubg adapter encodes a Position ID only from a position")
             position = _position(req.get("position"))
             msgs = [{"op": "encode", "board": _board(position)},
                     {"op": "decode", "gnubg_id": str(req.get("gnubg_id"))}]
@@ -494,6 +508,71 @@ RULE_OPTIONS = {
     "opening_reroll": [False],                                  # no such variant in gnubg
     "winner_starts": [False],                                   # every gnubg game opens with a throw
 }
+
+
+def _refused_or(got: dict, answer) -> dict:
+    """gnubg's refusal as ``{"refused": None, "message": ...}`` (no reason code: gnubg's
+    messages do not say which check failed), else ``answer(got)``."""
+    if "refused" in got:
+        return {"refused": None, "message": f"gnubg: {got['refused']}"}
+    return answer(got)
+
+
+def _match_id_op(data: Any) -> dict:
+    """A state in mapping form (spec: format.match-id) -> the driver's ``match_id_encode``
+    message, read leniently so that gnubg, not bgconf, judges odd values."""
+    if not isinstance(data, dict):
+        raise _Failure(f"a state is a mapping, not {str(data)[:80]}")
+    cube = data.get("cube") or {}
+    match = data.get("match") or {}
+    score = match.get("score") or {}
+    if data.get("game_state", "playing") != "playing":
+        raise _Unsupported("gnubg is put in a state only while a game is being played")
+    try:
+        return {"op": "match_id_encode", "length": match.get("length", 0),
+                "score": [score.get("o", 0), score.get("x", 0)], "crawford": bool(match.get("crawford", False)),
+                "jacoby": bool(data.get("jacoby", False)), "cube": cube.get("value", 1),
+                "owner": {"center": -1, "o": 0, "x": 1}[cube.get("owner", "center")],
+                "move": {"o": 0, "x": 1}[data.get("on_roll", "x")], "dice": data.get("dice"),
+                "double": bool(data.get("double_offered", False)),
+                "resign": RESIGNATIONS.index(data.get("resignation", "none"))}
+    except (KeyError, ValueError) as exc:
+        raise _Failure(f"bad state: {exc}") from None
+
+
+def _gnubg_state(got: dict, player_1: str = "x") -> dict:
+    """gnubg's own reading of an id (its cube info and position info) -> a state in mapping
+    form. gnubg's player 1 is ``player_1``: x for a Match ID (spec: format.match-id); for an
+    XGID gnubg's importer seats the XGID's player on roll as player 1, so it is that side."""
+    ci, pi = got["cubeinfo"], got["posinfo"]
+    side = {0: other(player_1), 1: player_1}
+    dice = [int(d) for d in pi["dice"]]
+    owner = int(ci["cubeowner"])
+    return {"cube": {"value": int(ci["cube"]), "owner": "center" if owner < 0 else side[owner]},
+            "on_roll": side[int(ci["move"])], "turn": side[int(pi["turn"])], "dice": dice if all(dice) else None,
+            "double_offered": bool(pi["doubled"]), "resignation": RESIGNATIONS[int(pi["resigned"])],
+            "game_state": GAME_STATES[int(pi["gamestate"])],
+            "match": {"length": int(ci["matchto"]), "score": {side[0]: int(ci["score"][0]), side[1]: int(ci["score"][1])},
+                      "crawford": bool(ci["crawford"])},
+            "jacoby": bool(ci["jacoby"]) and int(ci["matchto"]) == 0}
+
+
+def _plan_match_id(req: dict):
+    """Match ID codec requests: gnubg reads an ID with ``set matchid`` and writes one from the
+    state its own commands set up."""
+    if "decode" in req:
+        return (lambda got: _refused_or(got[0], lambda g: {"decoded": _gnubg_state(g)}),
+                [{"op": "match_id_decode", "match_id": str(req["decode"])}])
+    if "encode" in req:
+        return (lambda got: _refused_or(got[0], lambda g: {"encoded": g["match_id"]}), [_match_id_op(req["encode"])])
+    msgs = [_match_id_op(req.get("state")), {"op": "match_id_decode", "match_id": str(req.get("gnubg_match_id"))}]
+
+    def finish(got: list[dict]) -> dict:
+        if "refused" in got[0] or "refused" in got[1]:
+            return {"refused": None, "message": "gnubg: " + "; ".join(g["refused"] for g in got if "refused" in g)}
+        return {"encoded": got[0]["match_id"], "decoded": _gnubg_state(got[1])}
+
+    return finish, msgs
 
 
 def _rules(req: dict) -> dict:

@@ -33,6 +33,20 @@ Requests (``id`` is any JSON value, echoed back unchanged; missing -> null):
   (a board gnubg cannot read back from its own ID, e.g. both sides on one point, is an error;
   ``"gnubg_id"`` instead of ``board`` re-encodes gnubg's reading of that ID).
 - ``{"id": 9, "op": "decode", "gnubg_id": "4HPwATDgc/ABMA"}`` -> ``{"id": 9, "board": [[25], [25]]}``.
+- ``{"id": 10, "op": "match_id_decode", "match_id": "QYkqASAAIAAA"}`` -> gnubg reads the Match ID
+  (``set matchid``) and reports its own state: ``{"id": 10, "cubeinfo": gnubg.cubeinfo(),
+  "posinfo": gnubg.posinfo(), "messages": [...]}``; an ID gnubg calls illegal ->
+  ``{"id": 10, "refused": "gnubg's message"}``; a pending double, which gnubg says it cannot
+  read, -> ``cannot``.
+- ``{"id": 11, "op": "match_id_encode", "length": n, "score": [s0, s1], "crawford": bool,
+  "jacoby": bool, "cube": n, "owner": -1|0|1, "move": p, "dice": [a, b] or null, "double": bool,
+  "resign": 0..3}`` -> gnubg is put in that state by its own commands (new match or session,
+  ``set score``, ``set crawford``, ``set cube value``/``owner``, ``set turn``, ``set dice``,
+  ``double``, ``resign``) and writes its Match ID: ``{"id": 11, "match_id": "..."}``; a value a
+  command refuses (a cube that is not a power of two, a score at or above the length) ->
+  ``{"id": 11, "refused": "gnubg's message"}``.
+- ``{"id": 12, "op": "position_id_decode", "gnubg_id": "..."}`` -> ``{"board": ...}``, or
+  ``{"refused": "..."}`` when gnubg will not read the ID.
 - ``{"id": 1, "op": "version"}`` -> ``{"id": 1, "version": "GNU Backgammon 1.07.001 20230103"}``.
 - ``{"id": 2, "op": "ping"}`` -> ``{"id": 2, "pong": true}``.
 
@@ -812,17 +826,90 @@ def op_decode(req):
 
 def op_decode_xgid(req):
     """Read an XGID with gnubg's own importer (``set xgid``); return the board it sets up,
-    (not_on_roll, on_roll), and which XGID player is on roll (1 bottom, -1 top)."""
+    (not_on_roll, on_roll), which XGID player is on roll (1 bottom, -1 top), and gnubg's cube
+    and position info. gnubg is first put on a sentinel board that no XGID case uses; when
+    its board and Match ID are unchanged afterwards (or it calls the position illegal), gnubg
+    has refused the XGID: ``{"refused": why}``."""
     text = req.get("xgid")
     if not isinstance(text, str) or not text.startswith("XGID=") or any(c.isspace() for c in text):
         raise RequestError("xgid must be an XGID=... string without spaces")
     _command("new game")
+    _command("set board " + _XGID_SENTINEL)
+    before = (_current_board(), gnubg.matchid())
     msgs = _command("set xgid " + text)
     board = _current_board()
+    if any(m.startswith("Illegal") for m in msgs) or (board, gnubg.matchid()) == before:
+        return {"refused": "; ".join(msgs) or "gnubg keeps its previous position and match state"}
     if board is None:
         raise RequestError("gnubg did not read the XGID: %s" % "; ".join(msgs))
     fields = text[5:].split(":")
-    return {"board": _as_lists(board), "turn": int(fields[3]) if len(fields) > 3 else 1}
+    return {"board": _as_lists(board), "turn": int(fields[3]) if len(fields) > 3 else 1,
+            "cubeinfo": dict(gnubg.cubeinfo()), "posinfo": dict(gnubg.posinfo()), "messages": msgs}
+
+
+_XGID_SENTINEL = "XwAAgPceAAAAAA"  # a bear-off race; no XGID case has it
+
+
+def op_match_id_decode(req):
+    text = req.get("match_id")
+    if not isinstance(text, str) or not text or any(c.isspace() for c in text):
+        raise RequestError("match_id must be a non-empty string without spaces")
+    for cmd in _GAME_SETTINGS:
+        _command(cmd)
+    _command("new session")
+    msgs = _command("set matchid " + text)
+    illegal = [m for m in msgs if m.startswith("Illegal match ID")]
+    if illegal:
+        return {"refused": illegal[0]}
+    if any("cannot handle" in m for m in msgs):
+        _cannot("gnubg does not read this Match ID as it is", msgs)
+    return {"cubeinfo": dict(gnubg.cubeinfo()), "posinfo": dict(gnubg.posinfo()), "messages": msgs}
+
+
+_REFUSED = ("You must specify a legal cube value", "You cannot set a score")
+
+
+def op_match_id_encode(req):
+    length = _int(req.get("length", 0), "length", 0, (1 << 15) - 1)
+    score = req.get("score", [0, 0])
+    if not isinstance(score, (list, tuple)) or len(score) != 2:
+        raise RequestError("score must be [player 0, player 1]")
+    cube = _int(req.get("cube", 1), "cube", 1, 1 << 20)
+    owner = _int(req.get("owner", -1), "owner", -1, 1)
+    move = _player(req.get("move", 1), "move")
+    resign = _int(req.get("resign", 0), "resign", 0, 3)
+    for cmd in _GAME_SETTINGS + ("set jacoby %s" % _on(_flag(req.get("jacoby", False), "jacoby")),):
+        _command(cmd)
+    commands = [("new match %d" % length) if length else "new session"]
+    if list(score) != [0, 0]:
+        commands.append("set score %d %d" % (_int(score[0], "score", 0, 1 << 15), _int(score[1], "score", 0, 1 << 15)))
+    if _flag(req.get("crawford", False), "crawford"):
+        commands.append("set crawford on")
+    if cube != 1:
+        commands.append("set cube value %d" % cube)
+    commands.append("set cube centre" if owner < 0 else "set cube owner %d" % owner)
+    commands.append("set turn %d" % move)
+    if req.get("dice") is not None:
+        commands.append("set dice %d %d" % _dice_arg(req["dice"]))
+    if _flag(req.get("double", False), "double"):
+        commands.append("double")
+    if resign:
+        commands.append("resign " + ("normal", "gammon", "backgammon")[resign - 1])
+    msgs = []
+    for cmd in commands:
+        said = _command(cmd)
+        refused = [m for m in said if m.startswith(_REFUSED)]
+        if refused:
+            return {"refused": "%s: %s" % (cmd, refused[0])}
+        msgs += said
+    return {"match_id": gnubg.matchid(), "messages": msgs}
+
+
+def op_position_id_decode(req):
+    try:
+        return {"board": _as_lists(_decode(_id_arg(req.get("gnubg_id"))))}
+    except RequestError as exc:
+        return {"refused": str(exc)}
 
 
 _VERSION = None
@@ -846,6 +933,9 @@ OPS = {
     "encode": op_encode,
     "decode": op_decode,
     "decode_xgid": op_decode_xgid,
+    "match_id_decode": op_match_id_decode,
+    "match_id_encode": op_match_id_encode,
+    "position_id_decode": op_position_id_decode,
     "version": op_version,
     "ping": op_ping,
     "apply": op_apply,

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 from conformance import __version__
 from conformance.engine import Engine, Unsupported
 from conformance.model import (
-    Cube, Match, Position, decode_position_id, decode_xgid, effective_rules, encode_position_id, encode_xgid,
-    play_to_position,
+    CodecError, Cube, IdState, Match, Position, decode_match_id, decode_position_id, decode_xgid_state,
+    effective_rules, encode_match_id, encode_position_id, encode_state_dict, encode_xgid_state, play_to_position,
 )
 
 import reference_impl.check
@@ -33,8 +33,8 @@ class ReferenceEngine(Engine):
         return {
             "name": "reference",
             "version": __version__,
-            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "game-result", "perft",
-                             "cube", "match", "opening-roll", "game-record"],
+            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "codec.gnubg-match-id",
+                             "game-result", "perft", "cube", "match", "opening-roll", "game-record"],
             "rule_options": {
                 "cube": [True, False], "max_cube": [2 ** k for k in range(16)] + [None],
                 "jacoby": [False, True], "beavers": [False, True], "raccoons": [False, True],
@@ -62,14 +62,31 @@ class ReferenceEngine(Engine):
         return {"position": play_to_position(position, request["play"]).to_wire()}
 
     def codec(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
+        """Encode and decode (spec: format.position-id, format.match-id, format.xgid); an id or a
+        state the model refuses is answered ``{"refused": reason, "message": ...}``
+        (spec: format.refusal)."""
         fmt = request.get("format")
-        if fmt == "gnubg_id":
-            decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll)
-            return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
-        if fmt == "xgid":
-            return {"encoded": encode_xgid(position), "decoded": decode_xgid(request["xgid"]).to_wire()}
-        raise Unsupported(f"codec format {fmt!r}")
+        if fmt not in ("gnubg_id", "xgid", "gnubg_match_id"):
+            raise Unsupported(f"codec format {fmt!r}")
+        try:
+            if "decode" in request:
+                return _decode(fmt, request["decode"])
+            if "encode" in request:
+                if fmt != "gnubg_match_id":
+                    raise Unsupported(f"encoding a bare state in {fmt}")
+                return {"encoded": encode_state_dict(request["encode"])}
+            if fmt == "gnubg_match_id":
+                state = IdState.from_dict(request["state"])
+                return {"encoded": encode_match_id(state), **_decode(fmt, request["gnubg_match_id"])}
+            position = Position.from_dict(request["position"])
+            if fmt == "gnubg_id":
+                decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll)
+                return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
+            state = IdState.from_dict({"on_roll": position.on_roll, "beavers": False, "max_cube": 1 << 10,
+                                       **(request.get("state") or {})})
+            return {"encoded": encode_xgid_state(position, state), **_decode(fmt, request["xgid"])}
+        except CodecError as exc:
+            return {"refused": exc.reason, "message": str(exc)}
 
     def game_result(self, request: dict) -> dict:
         return self.rules.game_result(Position.from_dict(request["position"]), Cube.from_dict(request.get("cube")),
@@ -105,3 +122,13 @@ class ReferenceEngine(Engine):
         position = Position.from_dict(request["position"])
         return {"counts": {str(d): perft(position, d, request.get("roll_set", "all21"))
                            for d in request["depths"]}}
+
+
+def _decode(fmt: str, text: str) -> dict:
+    """``{"decoded": ...}`` (with ``"state"`` for an XGID) of an id; raises CodecError."""
+    if fmt == "gnubg_id":
+        return {"decoded": decode_position_id(text).to_wire()}
+    if fmt == "gnubg_match_id":
+        return {"decoded": decode_match_id(text).to_dict()}
+    position, state = decode_xgid_state(text)
+    return {"decoded": position.to_wire(), "state": state.to_dict()}

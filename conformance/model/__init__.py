@@ -3,13 +3,16 @@
 Imports nothing else of bgconf: it is the bottom layer (model <- reference_impl <- harness <- CLI).
 """
 
-from .errors import CodecError, DiceError, FalseHitMark, ModelError, NotationError, PositionError
+from .errors import REFUSALS, CodecError, DiceError, FalseHitMark, ModelError, NotationError, PositionError
 from .game import (
     CUBE_ACTIONS, MOMENTS, RESULTS, RULE_DEFAULTS, Cube, GameStateError, Match, effective_rules,
 )
 from .forms import read_position
 from .gnubg_id import decode_position_id, encode_position_id
-from .xgid import decode_xgid, decode_xgid_fields, encode_xgid
+from .match_id import (
+    GAME_STATES, MATCH_ID_FIELDS, RESIGNATIONS, IdState, decode_match_id, encode_match_id, encode_state_dict,
+)
+from .xgid import XGID_FIELDS, decode_xgid, decode_xgid_fields, decode_xgid_state, encode_xgid, encode_xgid_state
 from .play import (
     Step,
     apply_steps,
@@ -27,6 +30,8 @@ from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_s
 __all__ = [
     "CUBE_ACTIONS", "MOMENTS", "RESULTS", "RULE_DEFAULTS", "Cube", "GameStateError", "Match",
     "effective_rules", "decode_xgid", "decode_xgid_fields", "encode_xgid",
+    "REFUSALS", "GAME_STATES", "MATCH_ID_FIELDS", "RESIGNATIONS", "XGID_FIELDS", "IdState", "decode_match_id",
+    "encode_match_id", "encode_state_dict", "decode_xgid_state", "encode_xgid_state",
     "BAR", "CHECKERS", "OFF", "SIDES", "START_POINTS", "CodecError", "DiceError", "ModelError",
     "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",

@@ -22,6 +22,16 @@ class FalseHitMark(NotationError):
     """A ``*`` in notation where no blot is hit (spec: format.notation)."""
 
 
+#: Why a codec refuses an id or a state (spec: format.refusal).
+REFUSALS = ("wrong_length", "not_base64", "too_many_checkers", "shared_point", "score_not_below_length",
+            "cube_not_power_of_two", "bad_field")
+
+
 class CodecError(ModelError):
-    """A Position ID (or other interchange string) that cannot be decoded
-    (spec: format.position-id)."""
+    """An id (Position ID, Match ID, XGID) that cannot be decoded, or a state that cannot
+    be encoded (spec: format.position-id, format.match-id, format.xgid). ``reason`` is one
+    of REFUSALS (spec: format.refusal)."""
+
+    def __init__(self, message: str, reason: str = "bad_field") -> None:
+        super().__init__(message)
+        self.reason = reason if reason in REFUSALS else "bad_field"

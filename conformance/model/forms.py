@@ -3,7 +3,8 @@
 The forms (spec: format.board, format.position-id, format.xgid): the board form
 (``{"on_roll": "x", "x": {"points": ...}, "o": {...}}``), ``"start"``,
 ``{"gnubg_id": "4HPwATDgc/ABMA", "on_roll": "x"}`` (``on_roll`` optional, default
-``"x"``) and ``{"xgid": "XGID=..."}``. This module sits above the position and its
+``"x"``; with ``"match_id"``, a GNU Backgammon Match ID, the side on roll is its player on
+roll, spec: format.match-id) and ``{"xgid": "XGID=..."}``. This module sits above the position and its
 codecs, so that the position itself imports no codec.
 """
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .errors import PositionError
 from .gnubg_id import decode_position_id
+from .match_id import decode_match_id
 from .position import Position
 from .xgid import decode_xgid
 
@@ -26,5 +29,11 @@ def read_position(data: Any) -> Position:
         if "xgid" in data:
             return decode_xgid(data["xgid"])
         if "gnubg_id" in data:
-            return decode_position_id(data["gnubg_id"], on_roll=str(data.get("on_roll", "x")))
+            on_roll = data.get("on_roll")
+            if data.get("match_id") is not None:
+                by_id = decode_match_id(data["match_id"]).on_roll
+                if on_roll is not None and on_roll != by_id:
+                    raise PositionError(f"on_roll {on_roll} but the Match ID {data['match_id']} has {by_id} on roll")
+                on_roll = by_id
+            return decode_position_id(data["gnubg_id"], on_roll=str(on_roll or "x"))
     return Position.from_dict(data)

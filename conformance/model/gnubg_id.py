@@ -37,14 +37,16 @@ def decode_position_id(text: str, on_roll: str = "x") -> Position:
     """14-character Position ID -> Position with ``on_roll`` as the second block's side.
 
     Raises CodecError for a string that is not 14 base64 characters, has bits
-    past the two blocks, or decodes to an impossible position.
+    past the two blocks, or decodes to an impossible position; its ``reason``
+    (match_id.REFUSALS) is ``wrong_length``, ``not_base64``, ``too_many_checkers``,
+    ``shared_point`` or ``bad_field``.
     """
     if not isinstance(text, str) or len(text) != 14:
-        raise CodecError(f"a Position ID has 14 characters, got {text!r}")
+        raise CodecError(f"a Position ID has 14 characters, got {text!r}", "wrong_length")
     try:
         key = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):
-        raise CodecError(f"Position ID {text!r} is not base64") from None
+        raise CodecError(f"Position ID {text!r} is not base64", "not_base64") from None
     bits = [(key[k // 8] >> (k % 8)) & 1 for k in range(80)]
     sides: list[list[int]] = [[0] * 26, [0] * 26]
     slots = list(range(1, 25)) + [BAR]
@@ -52,7 +54,7 @@ def decode_position_id(text: str, on_roll: str = "x") -> Position:
     k = 0
     while side < 2:
         if k >= 80:
-            raise CodecError(f"Position ID {text!r} ends inside the second block")
+            raise CodecError(f"Position ID {text!r} ends inside the second block", "too_many_checkers")
         if bits[k]:
             sides[side][slots[slot]] += 1
         else:
@@ -61,13 +63,18 @@ def decode_position_id(text: str, on_roll: str = "x") -> Position:
                 side, slot = side + 1, 0
         k += 1
     if any(bits[k:]):
-        raise CodecError(f"Position ID {text!r} has bits set after the two blocks")
+        raise CodecError(f"Position ID {text!r} has bits set after the two blocks", "bad_field")
     for s in sides:
         on_board = sum(s[1:])
         if on_board > CHECKERS:
-            raise CodecError(f"Position ID {text!r} has {on_board} checkers on one side")
+            raise CodecError(f"Position ID {text!r} has {on_board} checkers on one side; at most {CHECKERS}",
+                          "too_many_checkers")
         s[OFF] = CHECKERS - on_board
+    for p in range(1, 25):
+        if sides[0][p] and sides[1][25 - p]:
+            raise CodecError(f"Position ID {text!r}: a point held by both sides (the {p}-point of the side not"
+                          f" on roll is the {25 - p}-point of the side on roll)", "shared_point")
     try:
         return Position.from_mover(on_roll, tuple(sides[1]), tuple(sides[0]))
     except PositionError as exc:
-        raise CodecError(f"Position ID {text!r}: {exc}") from None
+        raise CodecError(f"Position ID {text!r}: {exc}", "bad_field") from None
