@@ -20,7 +20,8 @@
 //   (a move it refuses makes the play illegal); legal iff the result is one of its legal plays'.
 // - game_result: the finished board from the winner's side, BoardState.eogStatus() and
 //   EOGStatus.calcStake(cube value) (it has no Jacoby rule nor backgammon multiplier).
-// - codec (gnubg_id): toPositionID and decodePositionIDtoArray.
+// - codec (gnubg_id): toPositionID and decodePositionIDtoArray; an id alone (decode) is refused
+//   when decodePositionIDtoArray throws.
 'use strict';
 
 const readline = require('readline');
@@ -158,6 +159,18 @@ function gameResult(request) {
 
 function codec(request) {
   if (request.format !== 'gnubg_id') return { unsupported: `codec format ${request.format}` };
+  if ('encode' in request) return { unsupported: 'tsgammon-core encodes a Position ID only from a position' };
+  if ('decode' in request) {
+    // an id alone, which a codec must refuse when it is malformed (spec/protocol.md, "Codecs"):
+    // tsgammon-core's own decoder decides; its exception is its refusal
+    let decoded;
+    try {
+      decoded = tsg.decodePositionIDtoArray(request.decode);
+    } catch (err) {
+      return { refused: null, message: `tsgammon-core: ${err && err.message ? err.message : err}` };
+    }
+    return { decoded: fromPoints(decoded.pos, decoded.myBornOff, decoded.oppBornOff, 'x', 'x') };
+  }
   const mover = request.position.on_roll;
   const { pieces, bornOffs } = toArray(request.position, mover);
   const encoded = tsg.toPositionID(tsg.boardState(pieces, bornOffs));
