@@ -76,7 +76,7 @@ from conformance.process import EngineProcess, LineTooLong
 from conformance.engine import OPTION_UNSUPPORTED
 from conformance.model import (
     CUBE_ACTIONS, GAME_STATES, MOMENTS, OFF, RESIGNATIONS, SIDES, Cube, Match, ModelError, Position, apply_steps, effective_rules,
-    other, parse_dice, play_to_position,
+    other, parse_dice, play_to_position, read_position,
 )
 
 __all__ = ["GnubgEngine", "EngineUnavailable", "DRIVER"]
@@ -437,7 +437,7 @@ def _wait_briefly(proc: _Process) -> None:
 
 def _position(data: Any) -> Position:
     try:
-        return Position.from_dict(data)
+        return read_position(data)
     except ModelError as exc:
         raise _Failure(f"bad position: {exc}") from None
 

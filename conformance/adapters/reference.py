@@ -7,8 +7,9 @@ from types import SimpleNamespace
 from conformance import __version__
 from conformance.engine import Engine, Unsupported
 from conformance.model import (
-    CodecError, Cube, IdState, Match, Position, decode_match_id, decode_position_id, decode_xgid_state,
+    CodecError, Cube, IdState, Match, decode_match_id, decode_position_id, decode_xgid_state,
     effective_rules, encode_match_id, encode_position_id, encode_state_dict, encode_xgid_state, play_to_position,
+    read_position,
 )
 
 import reference_impl.check
@@ -46,19 +47,19 @@ class ReferenceEngine(Engine):
         }
 
     def legal_plays(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
+        position = read_position(request["position"])
         plays = self.rules.legal_plays(position, request["dice"])
         return {"plays": [[list(s) for s in steps] for steps in plays.values() if steps]}
 
     def play_check(self, request: dict) -> dict:
-        verdict = self.rules.play_check(Position.from_dict(request["position"]), request["dice"], request["steps"])
+        verdict = self.rules.play_check(read_position(request["position"]), request["dice"], request["steps"])
         out: dict = {"legal": verdict.legal}
         if verdict.reason:
             out["reason"] = verdict.reason
         return out
 
     def apply_play(self, request: dict) -> dict:
-        position = Position.from_dict(request["position"])
+        position = read_position(request["position"])
         return {"position": play_to_position(position, request["play"]).to_wire()}
 
     def codec(self, request: dict) -> dict:
@@ -78,7 +79,7 @@ class ReferenceEngine(Engine):
             if fmt == "gnubg_match_id":
                 state = IdState.from_dict(request["state"])
                 return {"encoded": encode_match_id(state), **_decode(fmt, request["gnubg_match_id"])}
-            position = Position.from_dict(request["position"])
+            position = read_position(request["position"])
             if fmt == "gnubg_id":
                 decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll)
                 return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
@@ -89,7 +90,7 @@ class ReferenceEngine(Engine):
             return {"refused": exc.reason, "message": str(exc)}
 
     def game_result(self, request: dict) -> dict:
-        return self.rules.game_result(Position.from_dict(request["position"]), Cube.from_dict(request.get("cube")),
+        return self.rules.game_result(read_position(request["position"]), Cube.from_dict(request.get("cube")),
                            Match.from_dict(request.get("match")), effective_rules(request.get("rules")))
 
     def cube_action(self, request: dict) -> dict:
@@ -119,7 +120,7 @@ class ReferenceEngine(Engine):
     def perft(self, request: dict) -> dict:
         from reference_impl.perft import perft
 
-        position = Position.from_dict(request["position"])
+        position = read_position(request["position"])
         return {"counts": {str(d): perft(position, d, request.get("roll_set", "all21"))
                            for d in request["depths"]}}
 
