@@ -227,9 +227,9 @@ def _compare_codec(case: Case, result: Any) -> Outcome:
     if "encoded" not in result or "decoded" not in result:
         raise BadAnswer(f"result is {_short(result)}: expected {{\"encoded\": id, \"decoded\": ...}}")
     if fmt == "gnubg_match_id":
-        problems = _state_problems(case, result, None)
+        problems = _id_state_problems(case, result, None)
     elif fmt == "xgid":
-        problems = _state_problems(case, result, _decoded_position(result))
+        problems = _id_state_problems(case, result, _decoded_position(result))
     else:
         problems = []
         if result["encoded"] != case.expected:
@@ -249,7 +249,7 @@ def _decoded_position(result: dict) -> Position:
         raise BadAnswer(f"result.decoded is not a position in board form: {exc}") from None
 
 
-def _state_problems(case: Case, result: dict, decoded: Position | None) -> list[str]:
+def _id_state_problems(case: Case, result: dict, decoded: Position | None) -> list[str]:
     """Field-by-field problems of a Match ID or XGID answer (``decoded``: the engine's board
     for an XGID, None for a Match ID, whose decoding is the state itself)."""
     fmt, want = case.raw["codec"], case.state

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from conformance import __version__
 from conformance.engine import Engine, Unsupported
 from conformance.model import (
-    CodecError, Cube, IdState, Match, decode_match_id, decode_position_id, decode_xgid_state,
+    CodecError, Cube, IdState, Match, Position, decode_match_id, decode_position_id, decode_xgid_state,
     effective_rules, encode_match_id, encode_position_id, encode_state_dict, encode_xgid_state, play_to_position,
     read_position,
 )
