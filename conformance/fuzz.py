@@ -4,7 +4,7 @@ Generated inputs (``conformance.strategies``) go to the engine and to the refere
 their answers differ, Hypothesis shrinks the input to a minimal one and bgconf prints the
 diff (missing and extra plays in notation) and a complete YAML case, with a fresh id, the
 spec anchors of the rule involved and its provenance, ready to paste into a
-``*.bgcase.yaml`` file (anchors.md section 6.1).
+``*.bgcase.yaml`` file (docs/case-authors.md).
 
 How a campaign runs, in two phases:
 

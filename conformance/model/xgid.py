@@ -1,6 +1,6 @@
 """XGID (eXtreme Gammon ID) codec, position part (spec: format.xgid).
 
-Layout, as GNU Backgammon's importer reads it (research note B.3; no official
+Layout, as GNU Backgammon's own XGID importer reads it (no official
 specification is published): ``XGID=P:CV:CP:T:D:S1:S2:CJ:ML:MC``. ``P`` has 26
 characters and is absolute, not relative to the side on roll: index 0 is the
 top player's bar, 1..24 the points in the bottom player's numbering, 25 the

@@ -1,0 +1,98 @@
+"""The pages of docs/ are run: every file they give is written, every command they show is
+run and must exit as they say, every output they show must appear (docs/README.md, "How these
+pages are checked")."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```[ \t]*$", re.S | re.M)
+EXIT = re.compile(r"#\s*exit\s+(\d+)\s*$")
+
+
+def pages() -> list[Path]:
+    """The pages in the order of the index (docs/README.md), then any other page."""
+    listed = re.findall(r"\]\(([a-z0-9-]+\.md)\)", (DOCS / "README.md").read_text())
+    rest = sorted(p.name for p in DOCS.glob("*.md") if p.name not in listed and p.name != "README.md")
+    return [DOCS / name for name in dict.fromkeys(listed + rest)]
+
+
+def blocks(page: Path):
+    for m in FENCE.finditer(page.read_text()):
+        info = m.group(1).split()
+        lang = info[0] if info else ""
+        options = dict(x.split("=", 1) for x in info[1:] if "=" in x)
+        yield lang, options, m.group(2)
+
+
+def test_the_index_lists_every_page():
+    listed = re.findall(r"\]\(([a-z0-9-]+\.md)\)", (DOCS / "README.md").read_text())
+    assert sorted(listed) == sorted(p.name for p in DOCS.glob("*.md") if p.name != "README.md")
+
+
+def test_no_page_points_outside_the_repository():
+    for page in DOCS.glob("*.md"):
+        text = page.read_text()
+        assert "/work/" not in text and "/tmp/" not in text.replace("/tmp/bgconf-release.json", ""), page.name
+        for target in re.findall(r"\]\(([^)#]+)\)", text):
+            if not target.startswith("http"):
+                assert (page.parent / target).exists(), f"{page.name}: link to {target}"
+
+
+def test_every_page_runs_as_written(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(tmp_path),
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}{os.pathsep}/usr/games")
+    ran = 0
+    for page in pages():
+        last_output = None
+        for lang, options, body in blocks(page):
+            where = f"{page.name}, {lang} block"
+            if "file" in options:
+                (tmp_path / options["file"]).write_text(body)
+                if lang == "yaml":
+                    yaml.safe_load(body)
+                continue
+            if lang == "sh":
+                last_output = ""
+                for line in body.splitlines():
+                    command = line.strip()
+                    if not command or command.startswith("#"):
+                        continue
+                    want = int(EXIT.search(command).group(1)) if EXIT.search(command) else 0
+                    proc = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True,
+                                          text=True, timeout=600)
+                    assert proc.returncode == want, f"{where}: {command!r} exited {proc.returncode}, not {want}:\n" \
+                                                    f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+                    assert "Traceback" not in proc.stderr, f"{where}: {command!r}\n{proc.stderr}"
+                    last_output += proc.stdout + proc.stderr
+                    ran += 1
+            elif lang == "text":
+                assert last_output is not None, f"{where}: a text block must follow a sh block"
+                for shown in body.splitlines():
+                    assert shown.strip() in last_output, f"{where}: {shown!r} is not in the output:\n{last_output}"
+            elif lang == "python":
+                proc = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, env=env, capture_output=True,
+                                      text=True, timeout=600)
+                assert proc.returncode == 0, f"{where}:\n{proc.stderr}"
+                last_output = proc.stdout
+            elif lang == "yaml":
+                yaml.safe_load(body)
+            elif lang == "json":
+                json.loads(body)
+    assert ran >= 20
+
+
+@pytest.mark.parametrize("path", ["conformance", "spec", "README.md"])
+def test_code_and_spec_point_to_the_docs_not_to_an_outside_design(path):
+    target = ROOT / path
+    files = [target] if target.is_file() else [p for p in target.rglob("*") if p.suffix in (".py", ".md", ".json")]
+    for f in files:
+        assert not re.search(r"DESIGN\.md|DESIGN section", f.read_text(errors="replace")), f
