@@ -364,6 +364,23 @@ class Totals:
         return sum(g.status == "truncated" for g in self.games)
 
 
+def check_turn(record: GameRecord, totals: Totals, position: Position, dice: tuple, plays: dict,
+               engine_s: float, engine: str) -> None:
+    """Compare one turn's plays of ``engine`` (resulting position -> EnginePlay, found in
+    ``engine_s`` seconds) with the reference's; count it in ``record`` and ``totals`` and add a
+    Mismatch there when they differ."""
+    t0 = time.perf_counter()
+    expected, missing, extra, reasons, anchors = compare_plays(position, dice, plays, totals.coverage)
+    totals.engine_s += engine_s
+    totals.reference_s += time.perf_counter() - t0
+    record.positions += 1
+    if missing or extra:
+        record.status = "mismatch"
+        totals.mismatches.append(Mismatch(
+            record.game, record.plies, "legal_plays", position, dice, missing, extra, expected, anchors, reasons,
+            {"engine_plays": len(plays), "reference_plays": len(expected)}, engine=engine))
+
+
 def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
     """Play game ``number`` of ``seed`` (its record is added to ``totals``): random dice
     (OpenSpiel's chance outcomes, with their probabilities) and random choices among
@@ -391,17 +408,7 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
             dice = read_dice(state)
             t0 = time.perf_counter()
             engine = openspiel_plays(state)
-            t1 = time.perf_counter()
-            expected, missing, extra, reasons, anchors = compare_plays(position, dice, engine, totals.coverage)
-            totals.engine_s += t1 - t0
-            totals.reference_s += time.perf_counter() - t1
-            record.positions += 1
-            if missing or extra:
-                record.status = "mismatch"
-                totals.mismatches.append(Mismatch(
-                    number, record.plies, "legal_plays", position, dice, missing, extra, expected,
-                    anchors, reasons,
-                    {"engine_plays": len(engine), "reference_plays": len(expected)}))
+            check_turn(record, totals, position, dice, engine, time.perf_counter() - t0, "openspiel")
         last_mover = player
         state.apply_action(rng.choice(state.legal_actions()))
         turn_start = False
@@ -447,19 +454,11 @@ def play_game_pgx(engine, seed: int, number: int, totals: Totals) -> GameRecord:
         position, dice = pgx.turn_start(engine, state)
         t0 = time.perf_counter()
         found = pgx.turn_plays(engine, state, position.on_roll)
-        t1 = time.perf_counter()
+        spent = time.perf_counter() - t0
         plays = {result: EnginePlay(steps, [f"action {a}" for a in actions]) for result, (steps, actions) in found.items()}
         if not found:  # pgx offers only its no-op: the turn passes, the board unchanged
             plays = {position.passed(): EnginePlay([], ["action 0 (no-op)"])}
-        expected, missing, extra, reasons, anchors = compare_plays(position, dice, plays, totals.coverage)
-        totals.engine_s += t1 - t0
-        totals.reference_s += time.perf_counter() - t1
-        record.positions += 1
-        if missing or extra:
-            record.status = "mismatch"
-            totals.mismatches.append(Mismatch(
-                number, record.plies, "legal_plays", position, dice, missing, extra, expected, anchors, reasons,
-                {"engine_plays": len(plays), "reference_plays": len(expected)}, engine="pgx"))
+        check_turn(record, totals, position, dice, plays, spent, "pgx")
         choice = found[rng.choice(sorted(found, key=str))][1] if found else []
         state = pgx.play(engine, state, choice, rng.randrange(2**31))
     final, winner, points = over

@@ -36,15 +36,13 @@ from __future__ import annotations
 import os
 
 from conformance.adapters import EngineUnavailable
-from conformance.adapters.third_party import ThirdPartyAdapter
+from conformance.adapters.third_party import ThirdPartyAdapter, plays_answer
 from conformance.engine import Unsupported, installed_version
 from conformance.model import (
     BAR,
     OFF,
     Cube,
-    ModelError,
     Position,
-    apply_steps,
     other,
     parse_dice,
 )
@@ -232,14 +230,7 @@ class Adapter(ThirdPartyAdapter):
     def legal_plays(self, request: dict) -> dict:
         engine = load_engine()
         position = Position.from_dict(request["position"])
-        plays = []
-        for result, steps in pgx_plays(engine, position, parse_dice(request["dice"])).items():
-            try:
-                same = apply_steps(position, steps) == result
-            except ModelError:
-                same = False
-            plays.append(steps if same else result.to_wire())
-        return {"plays": plays}
+        return {"plays": plays_answer(position, pgx_plays(engine, position, parse_dice(request["dice"])))}
 
     def game_result(self, request: dict) -> dict:
         """pgx's reward for bearing off the winner's last checker, times the cube value."""

@@ -29,8 +29,8 @@ import sys
 from copy import deepcopy
 
 from conformance.adapters import EngineUnavailable
-from conformance.adapters.third_party import ThirdPartyAdapter
-from conformance.model import BAR, OFF, ModelError, Position, apply_steps, parse_dice
+from conformance.adapters.third_party import ThirdPartyAdapter, plays_answer
+from conformance.model import BAR, OFF, Position, parse_dice
 
 NAME = "pygammon"
 DISTRIBUTION = "pygammon"
@@ -100,14 +100,7 @@ class Adapter(ThirdPartyAdapter):
         game = _game(core, st, position, parse_dice(request["dice"]))
         with contextlib.redirect_stdout(sys.stderr):
             finals = self._enumerate(core, exc, st, game, position.on_roll)
-        plays = []
-        for result, steps in finals.items():
-            try:
-                same = apply_steps(position, steps) == result
-            except ModelError:
-                same = False
-            plays.append(steps if same else result.to_wire())
-        return {"plays": plays}
+        return {"plays": plays_answer(position, finals)}
 
     @staticmethod
     def _enumerate(core, exc, st, game, on_roll: str) -> dict:

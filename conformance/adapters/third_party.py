@@ -11,7 +11,22 @@ board unchanged (spec: move.pass).
 from __future__ import annotations
 
 from conformance.engine import Engine, installed_version
-from conformance.model import ModelError, Position, play_to_position
+from conformance.model import ModelError, Position, apply_steps, play_to_position
+
+
+def plays_answer(position: Position, finals: dict) -> list:
+    """The ``plays`` of a legal_plays answer from an engine's resulting positions, each with the
+    step list (mover's numbering) the engine made it by: the steps when they, applied to
+    ``position``, give that position, else the position in board form (the engine's verdict
+    either way; nothing is fixed or filtered)."""
+    plays = []
+    for result, steps in finals.items():
+        try:
+            same = apply_steps(position, steps) == result
+        except ModelError:
+            same = False
+        plays.append(steps if same else result.to_wire())
+    return plays
 
 
 class ThirdPartyAdapter(Engine):
