@@ -38,10 +38,14 @@ from conformance.model import (
     Match,
     ModelError,
     effective_rules,
+    FibsBoard,
     Position,
     decode_match_id,
     decode_position_id,
     decode_xgid_state,
+    decode_fibs_board,
+    encode_fibs_board,
+    fibs_state_differences,
     encode_position_id,
     encode_state_dict,
     encode_xgid,
@@ -66,6 +70,7 @@ KIND_REQUIRES = {
     "codec": "codec.gnubg",
     "codec.xgid": "codec.xgid",
     "codec.gnubg_match_id": "codec.gnubg-match-id",
+    "codec.fibs_board": "codec.fibs",
     "game_result": "game-result",
     "cube_action": "cube",
     "opening_roll": "opening-roll",
@@ -75,7 +80,7 @@ KIND_REQUIRES = {
 }
 CAPABILITIES = frozenset({
     "legal-plays", "play-check", "apply-play", "game-result", "cube", "match", "opening-roll",
-    "codec.gnubg", "codec.xgid", "codec.gnubg-match-id", "perft", "game-record",
+    "codec.gnubg", "codec.xgid", "codec.gnubg-match-id", "codec.fibs", "perft", "game-record", "chosen-play",
 })
 #: The state fields each codec format carries and compares (spec: format.match-id, format.xgid).
 CODEC_FIELDS = {"gnubg_match_id": MATCH_ID_FIELDS, "xgid": XGID_FIELDS}
@@ -154,6 +159,9 @@ class Case:
                 req["position"] = {"gnubg_id": encode_position_id(self.position), "on_roll": self.position.on_roll}
             elif self.position_format == "xgid":
                 req["position"] = {"xgid": encode_xgid(self.position)}
+            elif self.position_format == "fibs_board":
+                board = FibsBoard(self.position, self.position.on_roll, dice=self.dice)
+                req["position"] = {"fibs_board": encode_fibs_board(board)}
             else:
                 req["position"] = self.position.to_wire()
         if self.dice is not None:
@@ -171,6 +179,8 @@ class Case:
                 req[fmt] = self.expected
                 if self.state is not None:
                     req["state"] = self.state.to_dict()
+                if "fibs" in self.raw:
+                    req["fibs"] = self.raw["fibs"]
         if self.cube is not None:
             req["cube"] = self.cube.to_dict()
         if self.match is not None:
@@ -1182,6 +1192,11 @@ def _codec_expectation(raw: dict, position: Position | None) -> tuple[Any, IdSta
     if fmt not in expect:
         raise _Problem(["expect"], f"a {fmt} codec case expects {{{fmt}: ...}} or, with 'decode', {{refused: ...}}")
     expected = expect[fmt]
+    if fmt == "fibs_board":
+        if position is None:
+            raise _Problem(["expect"], "a fibs_board codec case gives the 'position' its line decodes to")
+        _check_fibs_case(raw, position, expected)
+        return expected, None
     state = None
     if fmt == "gnubg_match_id":
         if position is not None:
@@ -1222,6 +1237,24 @@ def _codec_expectation(raw: dict, position: Position | None) -> tuple[Any, IdSta
     if decoded != position:
         raise _Problem(["expect", fmt], f"{expected} decodes to {decoded}, not to the case's position")
     return expected, state
+
+
+def _check_fibs_case(raw: dict, position: Position, line: str) -> None:
+    """A fibs_board codec case: its line must decode to the case's position and to every
+    field of its ``fibs`` state (spec: format.fibs-board)."""
+    try:
+        want = FibsBoard.from_state(position, raw.get("fibs"))
+    except ModelError as exc:
+        raise _Problem(["fibs"], str(exc)) from None
+    try:
+        got = decode_fibs_board(line)
+    except ModelError as exc:
+        raise _Problem(["expect", "fibs_board"], str(exc)) from None
+    if got.position != position:
+        raise _Problem(["expect", "fibs_board"], f"the line decodes to {got.position}, not to the case's position")
+    wrong = fibs_state_differences(want.state(), got.state())
+    if wrong:
+        raise _Problem(["expect", "fibs_board"], f"the line does not say what 'fibs' says: {'; '.join(wrong)}")
 
 
 _SHARED: dict = {}

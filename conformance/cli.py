@@ -16,7 +16,7 @@ from .diagram import board_diagram
 from .engine import EngineNotFound
 from .registry import BUILTIN, entry_point_engines, get_engine
 from .report import case_line, failure_text, footer, header, section_table, summary_line
-from .runner import run_cases, select
+from .runner import asked_cases, run_cases, select
 from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, EXIT_OK, EXIT_USAGE,
                       CommandExit, add_engine_options, check_outputs, count, err, interruptible, open_engine,
                       positive_int, shard, signal_name, write_text)
@@ -146,6 +146,7 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
         from .scenarios import variants
 
         chosen = chosen + [v for c in chosen for v in variants(c, info)]
+    chosen = asked_cases(chosen, info)
     picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, getattr(args, "scenarios", False),
                        shard)
     results: list = []
@@ -581,7 +582,7 @@ def certification_table(engines: list[str]) -> str:
             rows.append(f"| {name} | not installed ({str(exc).splitlines()[0][:60]}) |" + " |" * 8)
             continue
         try:
-            results = run_cases(engine, suite.cases)
+            results = run_cases(engine, asked_cases(suite.cases, info))
         finally:
             engine.close()
         lines = ([header(info, suite.content_hash)] + [case_line(r, name) for r in results]

@@ -136,6 +136,8 @@ def compare(case: Case, reply: dict, strict_sets: bool = False) -> Outcome:
                 else:
                     outcome.message = "; ".join(filter(None, [outcome.message, "warning: " + note]))
             return outcome
+        if case.kind == "chosen_play":
+            return _compare_chosen(case, result)
         if case.kind == "play_check":
             return _compare_check(case, result)
         if case.kind == "apply_play":
@@ -175,6 +177,57 @@ def _compare_plays(case: Case, got: dict[Position, str]) -> Outcome:
     if extra:
         parts.append(f"extra: {', '.join(extra)}")
     return Outcome("fail", "; ".join(parts), missing, extra, got=sorted(got.values()))
+
+
+#: How many legal plays a chosen_play failure lists (the count is always given).
+SHOWN_LEGAL = 12
+
+
+def legal_set(case: Case) -> dict[Position, str]:
+    """The legal plays of a legal_plays (or chosen_play) case by resulting position
+    (notation): the case's exact set, or, for a case that gives only a count with some
+    included and excluded plays, the reference engine's set (``bgconf validate`` checks it
+    against the count)."""
+    exp: ExpectedPlays = case.expected
+    if exp.exact is not None:
+        return exp.exact
+    from conformance.model import format_play
+    from reference_impl.movegen import legal_plays
+
+    found = legal_plays(case.position, case.dice)
+    return {pos: (format_play(case.position, steps) if steps else "none") for pos, steps in found.items()}
+
+
+def _compare_chosen(case: Case, result: Any) -> Outcome:
+    """``{"play": play}`` (a step list, notation or resulting position; ``null`` or ``[]`` for
+    no play): the play must be one of the legal plays, and "no play" only when no play is
+    legal (spec: protocol, chosen-play; rules: move.same-play, move.pass)."""
+    if not isinstance(result, dict) or "play" not in result:
+        raise BadAnswer(f"result is {_short(result)}: expected {{\"play\": play or null}} ({_PLAY_SHAPE})")
+    play = result["play"]
+    if play is None or play == "" or play == []:
+        chosen, label = case.position.passed(), NO_PLAY
+    else:
+        _check_play_shape(play, "result.play")
+        try:
+            chosen = play_to_position(case.position, play)
+        except (ModelError, TypeError, ValueError, KeyError) as exc:
+            raise BadAnswer(f"result.play {_short(play)} cannot be applied: {exc}") from None
+        label = _label(case.position, play, chosen)
+    legal = legal_set(case)
+    if chosen in legal:
+        return Outcome("pass", got=label)
+    nothing = list(legal) == [case.position.passed()]
+    names = sorted(legal.values())
+    shown = ", ".join(names[:SHOWN_LEGAL]) + (f", ... ({len(names) - SHOWN_LEGAL} more)" if len(names) > SHOWN_LEGAL else "")
+    if nothing:
+        return Outcome("fail", f"chose {label}, but no play is legal with {case.dice[0]}-{case.dice[1]}",
+                       extra=[label], got=label)
+    if chosen == case.position.passed():
+        return Outcome("fail", f"chose no play, but {len(names)} legal play(s) exist: {shown}",
+                       missing=names[:SHOWN_LEGAL], got=label)
+    return Outcome("fail", f"chose {label}, which is not a legal play; the {len(names)} legal play(s): {shown}",
+                   extra=[label], got=label)
 
 
 def _compare_check(case: Case, result: Any) -> Outcome:
@@ -226,6 +279,8 @@ def _compare_codec(case: Case, result: Any) -> Outcome:
                                f" the {fmt} codec must accept: {case.expected!r}", got=result)
     if "encoded" not in result or "decoded" not in result:
         raise BadAnswer(f"result is {_short(result)}: expected {{\"encoded\": id, \"decoded\": ...}}")
+    if fmt == "fibs_board":
+        return _compare_fibs(case, result)
     if fmt == "gnubg_match_id":
         problems = _id_state_problems(case, result, None)
     elif fmt == "xgid":
@@ -297,6 +352,40 @@ def _compare_refusal(case: Case, result: dict) -> Outcome:
     got = result["refused"]
     if isinstance(got, str) and got != reason:
         return Outcome("fail", f"refuses {_short(given)} for reason {got!r}, expected {reason!r}", got=result)
+    return Outcome("pass", got=result)
+
+
+def _compare_fibs(case: Case, result: dict) -> Outcome:
+    """A FIBS board line is not canonical (names, orientation, the informative fields
+    49-52), so the engine's line compares by what it decodes to: the position and each
+    field of the case's ``fibs`` state; its ``decoded`` is ``{"position": board form,
+    <state fields>}`` (spec: format.fibs-board)."""
+    from conformance.model import FibsBoard, decode_fibs_board, fibs_state_differences
+
+    want = FibsBoard.from_state(case.position, case.raw.get("fibs"))
+    problems = []
+    try:
+        mine = decode_fibs_board(result["encoded"])
+        wrong = ([] if mine.position == case.position else [f"position {mine.position}"])
+        wrong += fibs_state_differences(want.state(), mine.state())
+        if wrong:
+            problems.append(f"its line {_short(result['encoded'])} reads back as: {'; '.join(wrong)}")
+    except (ModelError, TypeError, AttributeError) as exc:
+        problems.append(f"its line {_short(result['encoded'])} is not a FIBS board: {exc}")
+    decoded = result["decoded"]
+    if not isinstance(decoded, dict) or "position" not in decoded:
+        raise BadAnswer(f"result.decoded is {_short(decoded)}: expected {{\"position\": board form, \"dice\", "
+                        f"\"cube\", \"may_double\", \"doubled\", \"match_length\", \"score\", ...}}")
+    try:
+        position = Position.from_dict(decoded["position"])
+    except (ModelError, TypeError, KeyError, ValueError, AttributeError) as exc:
+        raise BadAnswer(f"result.decoded.position is not a position in board form: {exc}") from None
+    wrong = ([] if position == case.position else [f"position {position}, expected {case.position}"])
+    wrong += fibs_state_differences(want.state(), decoded)
+    if wrong:
+        problems.append(f"decodes {case.expected!r} with {'; '.join(wrong)}")
+    if problems:
+        return Outcome("fail", "; ".join(problems), got=result)
     return Outcome("pass", got=result)
 
 

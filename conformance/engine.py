@@ -28,7 +28,11 @@ Results by kind:
   "decoded": state}``; ``format: "xgid"`` with ``position``, ``state`` and ``xgid`` ->
   ``{"encoded", "decoded": board form, "state"}``; ``decode`` (an id) or ``encode`` (a Match
   ID state) alone -> ``{"refused": reason, "message"}`` or what it decodes or encodes to
-  (spec/protocol.md, "Codecs").
+  (spec/protocol.md, "Codecs"); ``format: "fibs_board"`` with ``position``, ``fibs`` (the
+  state beside the board) and ``fibs_board`` -> ``{"encoded", "decoded": {"position": board
+  form, <the fibs state fields>}}`` (spec: format.fibs-board).
+- ``chosen_play`` (a legal_plays request) -> ``{"play": play}``, the one play the engine would
+  make (step list, notation or resulting position), ``null`` for no play.
 - ``game_record`` (request has ``match`` and ``games``, each with ``events`` and, for a
   game in progress, ``position`` and ``cube``) -> ``{"events": [{"accepted": bool,
   "reason"?: code, "state": {...}}, ...]}``, one answer per event (spec/protocol.md,

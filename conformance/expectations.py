@@ -7,8 +7,10 @@ Format (YAML)::
     xfail:
       bg-7Q3K: {reason: "plays the smaller die when only one can be played",
                 link: "https://example.org/acme-bg/issues/12"}
+      bg-4UEK[chosen-play]: {reason: "chooses a one-die play when both dice can be played"}
 
-A listed case that fails is ``xfail``; a listed case that passes is ``xpass``
+An id with a bracket (``bg-4UEK[chosen-play]``) names one form of a case; a bare id names
+all its forms. A listed case that fails is ``xfail``; a listed case that passes is ``xpass``
 and fails the run; an id that is not in the suite fails the run too (stale). An entry's
 optional ``link`` (an http or https URL: the engine's bug report) is carried on the case's
 report line and shown by every rendering.
@@ -65,11 +67,11 @@ def load(path: str | Path) -> Expectations:
 
 def apply_one(result: CaseResult, expectations: Expectations) -> None:
     """Turn a listed failure into ``xfail`` and a listed pass into ``xpass`` (in place)."""
-    reason = expectations.xfail.get(result.case.id)
+    reason = expectations.xfail.get(result.case.name, expectations.xfail.get(result.case.id))
     if reason is None:
         return
     r = result
-    r.link = expectations.links.get(r.case.id)
+    r.link = expectations.links.get(r.case.name, expectations.links.get(r.case.id))
     if r.status in ("fail", "errored", "timeout"):
         r.outcome = Outcome("xfail", f"expected failure ({reason}): {r.outcome.message}",
                             r.outcome.missing, r.outcome.extra, r.outcome.got, r.outcome.duplicates)
@@ -81,7 +83,7 @@ def apply_one(result: CaseResult, expectations: Expectations) -> None:
 def stale(expectations: Expectations, suite_ids: set[str]) -> list[str]:
     """The entries whose ids are not in the suite, as messages."""
     return [f"{expectations.path}: {cid} is not a case of the suite (stale entry; remove it)"
-            for cid in sorted(set(expectations.xfail) - suite_ids)]
+            for cid in sorted(set(expectations.xfail)) if cid.split("[", 1)[0] not in suite_ids]
 
 
 def apply(results: list[CaseResult], expectations: Expectations, suite_ids: set[str]) -> list[str]:

@@ -115,6 +115,16 @@ def _groups_of_session(sid: int) -> set[int]:
     return groups
 
 
+def kill_session(sid: int) -> None:
+    """SIGKILL to every process group of session ``sid`` (the group its leader made, and
+    groups a job-control shell made inside it); gone processes are ignored."""
+    for pgid in {sid, *_groups_of_session(sid)}:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 class EngineProcess:
     """One engine process (``argv``) in its own session, read without threads.
 
@@ -214,7 +224,12 @@ class EngineProcess:
     def send(self, message: dict, timeout: float = 30.0) -> None:
         """Write one JSON line, reading stdout and stderr meanwhile (an engine busy writing
         cannot block us). Raises BrokenPipeError when the engine has gone, TimeoutError."""
-        data = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8"))
+        self.write_line(json.dumps(message, separators=(",", ":")), timeout)
+
+    def write_line(self, text: str, timeout: float = 30.0) -> None:
+        """Write ``text`` and a newline to the engine's stdin (a command line for a program
+        that reads commands), as ``send`` does. Raises BrokenPipeError, TimeoutError."""
+        data = memoryview((text + "\n").encode("utf-8"))
         fd = self.popen.stdin.fileno()
         deadline = time.monotonic() + timeout
         while data:
@@ -259,11 +274,7 @@ class EngineProcess:
     def kill(self) -> None:
         """Kill the engine's whole session (its group, and groups a job-control shell made
         inside it), reap it, close the pipes."""
-        for pgid in {self.pgid, *_groups_of_session(self.pgid)}:
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        kill_session(self.pgid)
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -274,3 +285,63 @@ class EngineProcess:
                 stream.close()
             except OSError:
                 pass
+
+
+class TerminalProcess:
+    """A program that needs a terminal, run under a pseudo-terminal (``pexpect``), in its
+    own session like EngineProcess: ``kill()`` ends every process of that session.
+
+    ``expect(patterns, timeout)`` waits for the first of ``patterns`` (regular expressions)
+    in what the program writes and returns its index, or raises TimeoutError, or EOFError
+    when the program ended; ``send(text)`` types ``text``; ``seen`` is everything it wrote
+    (the terminal's echo of what was typed included). Raises OSError when the program cannot
+    be started, ImportError when pexpect is missing.
+    """
+
+    def __init__(self, argv: list[str], *, cwd: str | None = None, env: dict | None = None,
+                 dimensions: tuple[int, int] = (24, 200)) -> None:
+        import pexpect
+
+        self._pexpect = pexpect
+        try:
+            self.child = pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=env, encoding="utf-8",
+                                       codec_errors="replace", dimensions=dimensions, echo=True)
+        except pexpect.ExceptionPexpect as exc:
+            raise OSError(str(exc)) from None
+        self.pgid = self.child.pid  # the pty's child leads a new session
+        self.seen = ""
+        self.match = None
+
+    def expect(self, patterns: list[str], timeout: float) -> int:
+        pexpect = self._pexpect
+        try:
+            index = self.child.expect(patterns, timeout=timeout)
+        except pexpect.TIMEOUT:
+            self.seen += self.child.before or ""
+            raise TimeoutError from None
+        except pexpect.EOF:
+            self.seen += self.child.before or ""
+            raise EOFError from None
+        self.match = self.child.match
+        self.seen += (self.child.before or "") + (self.child.after or "")
+        return index
+
+    def send(self, text: str) -> None:
+        self.child.send(text)
+
+    def why_dead(self) -> str:
+        """How the program ended (exit code or signal) and the last of what it wrote."""
+        self.child.close(force=True)
+        code, sig = self.child.exitstatus, self.child.signalstatus
+        how = f"was killed by signal {sig}" if sig else f"exited with code {code}"
+        tail = " | ".join(x.strip() for x in self.seen.strip().splitlines()[-3:] if x.strip())
+        return how + (f"; it wrote: {tail[-300:]}" if tail else "")
+
+    def kill(self) -> None:
+        """Kill the program's session (SIGKILL to each of its process groups) and close the
+        terminal; idempotent."""
+        kill_session(self.pgid)
+        try:
+            self.child.close(force=True)
+        except Exception:  # already closed, or the terminal is gone
+            pass

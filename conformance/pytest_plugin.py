@@ -26,7 +26,7 @@ from .compare import compare
 from .engine import EngineNotFound, EngineStartError
 from .registry import start_engine
 from .report import failure_text
-from .runner import CaseResult, unsupported_reason
+from .runner import CaseResult, asked_cases, unsupported_reason
 
 _ENGINES = pytest.StashKey[dict]()
 
@@ -106,6 +106,8 @@ class BgCaseFile(pytest.File):
 
             info = _start_engine(self.config, self.config.getoption("--bg-engine") or "reference")[1]
             cases = cases + [v for c in cases for v in variants(c, info)]
+        if self.config.getoption("--bg-engine"):
+            cases = asked_cases(cases, _start_engine(self.config, self.config.getoption("--bg-engine"))[1])
         for case in cases:
             item = BgCaseItem.from_parent(self, name=case.name, case=case)
             item.add_marker(pytest.mark.bgconf)

@@ -1,6 +1,6 @@
 """The registry of engines bgconf can run by name, and how a name becomes an engine.
 
-Names: the built-ins (``reference``, ``gnubg``, the third-party Python engines of
+Names: the built-ins (``reference``, ``gnubg``, ``gnubg-external``, ``bsd-backgammon``, the third-party Python engines of
 ``THIRD_PARTY`` and the npm engines of ``NPM``), ``cmd:COMMAND`` (a program speaking spec/protocol.md),
 ``python:pkg.module:factory`` and entry points of group ``bgconf.engines``.
 This module sits above the engine interface (conformance.engine), the adapters
@@ -40,6 +40,18 @@ def _gnubg() -> Engine:
     from .adapters.gnubg import GnubgEngine
 
     return GnubgEngine()
+
+
+def _gnubg_external() -> Engine:
+    from .adapters.gnubg_external import GnubgExternalEngine
+
+    return GnubgExternalEngine()
+
+
+def _bsd_backgammon() -> Engine:
+    from .adapters.bsd_backgammon import BsdBackgammonEngine
+
+    return BsdBackgammonEngine()
 
 
 # Third-party Python engines: name -> (adapter module, PyPI distribution, install extra, what).
@@ -123,6 +135,10 @@ def install_state(name: str) -> tuple[str | None, str] | None:
 BUILTIN: dict[str, tuple[Callable[..., Engine], str]] = {
     "reference": (_reference, "the reference engine (reference_impl), in-process"),
     "gnubg": (_gnubg, "GNU Backgammon, the gnubg program driven headless (apt-get install gnubg)"),
+    "gnubg-external": (_gnubg_external, "GNU Backgammon's external interface: FIBS board lines over a local"
+                                        " socket, one chosen play back (apt-get install gnubg)"),
+    "bsd-backgammon": (_bsd_backgammon, "BSD backgammon (/usr/games/backgammon), started from a save file under"
+                                        " a pseudo-terminal (apt-get install bsdgames; pip install 'bgconf[bsd]')"),
     **{name: (_isolated(name, module, dist), f"{what}, isolated in a child process (pip install 'bgconf[{name}]')")
        for name, (module, dist, what) in THIRD_PARTY.items()},
     **{name: (_npm(name, script, package),

@@ -30,7 +30,9 @@ def repro(case, engine_name: str) -> str:
     cmd = f"bgconf run --engine {shlex.quote(engine_name)} --case {case.id}"
     if not case.file.startswith("cases/"):
         cmd += f" --cases {shlex.quote(case.file)}"
-    return cmd + (" --scenarios" if case.scenario else "")
+    # chosen-play forms are asked of every engine that declares chosen-play, without --scenarios
+    scenario = case.scenario.removeprefix("chosen-play").lstrip("+")
+    return cmd + (" --scenarios" if scenario else "")
 
 
 def selection(cases: list[str] | None = None, ids: list[str] | None = None, tags: list[str] | None = None,

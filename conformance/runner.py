@@ -90,6 +90,25 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
     return [results[i] for i in range(len(cases))]
 
 
+def chosen_play_case(case: Case) -> Case:
+    """The chosen_play form of a legal_plays case: the same position and dice, the engine
+    asked for the one play it would make (spec/protocol.md, chosen-play); named
+    ``bg-7Q3K[chosen-play]``."""
+    from dataclasses import replace
+
+    return replace(case, kind="chosen_play", requires=("chosen-play",),
+                   scenario="+".join(filter(None, ["chosen-play", case.scenario])))
+
+
+def asked_cases(cases: Iterable[Case], info: dict) -> list[Case]:
+    """The cases an engine described by ``info`` is asked: ``cases``, and, when it declares
+    ``chosen-play``, the chosen_play form of each legal_plays case after them."""
+    cases = list(cases)
+    if "chosen-play" not in info.get("capabilities", []):
+        return cases
+    return cases + [chosen_play_case(c) for c in cases if c.kind == "legal_plays"]
+
+
 def select(cases: Iterable[Case], ids: list[str] | None = None, tags: list[str] | None = None,
            spec: list[str] | None = None) -> list[Case]:
     """Filter cases by id, tag, or spec anchor/section prefix (any match keeps a case)."""

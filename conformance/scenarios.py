@@ -2,8 +2,9 @@
 
 - ``swapped``: colours exchanged (x and o swap sides, turn, owner, scores...);
 - ``dice-reversed``: the two dice given in the other order;
-- ``gnubg-id`` / ``xgid``: the position sent as a GNU Backgammon Position ID or an
-  XGID instead of the board form, only to engines that declare the format.
+- ``gnubg-id`` / ``xgid`` / ``fibs-board``: the position sent as a GNU Backgammon
+  Position ID, an XGID or a FIBS ``board:`` line (written for the side on roll, with
+  the case's dice) instead of the board form, only to engines that declare the format.
 
 A scenario's case keeps the id and gets a ``scenario`` name, shown as
 ``bg-7Q3K[dice-reversed]``.
@@ -16,7 +17,7 @@ from dataclasses import replace
 from .cases import Case, ExpectedPlays, ExpectedRecord, RecordGame
 from .model import Cube, Match, other, swap_event
 
-SCENARIOS = ("swapped", "dice-reversed", "gnubg-id", "xgid")
+SCENARIOS = ("swapped", "dice-reversed", "gnubg-id", "xgid", "fibs-board")
 _MOVEMENT = ("legal_plays", "play_check", "apply_play")
 
 
@@ -115,7 +116,7 @@ def variants(case: Case, engine_info: dict) -> list[Case]:
         out.append(replace(case, dice=case.dice[::-1], scenario="dice-reversed"))
     formats = set(engine_info.get("position_formats", ["board"]))
     if case.position is not None and case.kind != "codec":
-        for fmt, name in (("gnubg_id", "gnubg-id"), ("xgid", "xgid")):
+        for fmt, name in (("gnubg_id", "gnubg-id"), ("xgid", "xgid"), ("fibs_board", "fibs-board")):
             if fmt in formats:
                 out.append(replace(case, position_format=fmt, scenario=name))
     return out

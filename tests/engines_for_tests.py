@@ -52,3 +52,59 @@ def moves_only():
 def no_bar_priority():
     """Lets a checker move while another waits on the bar (spec: bar.enter-first)."""
     return mutant("no-bar-priority")
+
+
+class Chooser(ReferenceEngine):
+    """Only chooses a play (capability chosen-play): of the legal plays of ``rules`` (the
+    reference's own, or a mutant's) the one that moves the fewest pips, or none."""
+
+    def __init__(self, rules=None):
+        if rules is not None:
+            self.rules = rules
+
+    def describe(self):
+        return dict(super().describe(), name="chooser", capabilities=["chosen-play"])
+
+    def chosen_play(self, request):
+        plays = self.legal_plays(request)["plays"]
+        least = min(plays, key=lambda steps: sum(a - b for a, b in steps), default=None)
+        return {"play": least}
+
+
+class Passer(Chooser):
+    """Always chooses to play nothing."""
+
+    def chosen_play(self, request):
+        return {"play": None}
+
+
+def chooser():
+    return Chooser()
+
+
+def chooser_no_larger_die():
+    """A chooser on top of the no-larger-die mutant's move generator."""
+    return Chooser(mutant("no-larger-die").rules)
+
+
+def passer():
+    return Passer()
+
+
+def started_or_skip(make, require: str, what: str):
+    """``make()`` (an engine, described once), or skip the test when the engine is not
+    installed (EngineUnavailable), or fail it when the environment variable ``require`` is 1."""
+    import os
+
+    import pytest
+
+    from conformance.adapters import EngineUnavailable
+
+    try:
+        engine = make()
+        engine.describe()
+    except EngineUnavailable as exc:
+        if os.environ.get(require) == "1":
+            pytest.fail(f"{what} is required here ({require}=1): {exc}")
+        pytest.skip(f"{what} not installed: {exc}")
+    return engine

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from conformance import __version__
 from conformance.engine import Engine, Unsupported
 from conformance.model import (
-    CodecError, Cube, IdState, Match, Position, decode_match_id, decode_position_id, decode_xgid_state,
+    CodecError, Cube, FibsBoard, IdState, Match, Position, decode_fibs_board, encode_fibs_board, decode_match_id, decode_position_id, decode_xgid_state,
     effective_rules, encode_match_id, encode_position_id, encode_state_dict, encode_xgid_state, play_to_position,
     read_position,
 )
@@ -34,7 +34,7 @@ class ReferenceEngine(Engine):
         return {
             "name": "reference",
             "version": __version__,
-            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "codec.gnubg-match-id",
+            "capabilities": ["legal-plays", "play-check", "apply-play", "codec.gnubg", "codec.xgid", "codec.gnubg-match-id", "codec.fibs",
                              "game-result", "perft", "cube", "match", "opening-roll", "game-record"],
             "rule_options": {
                 "cube": [True, False], "max_cube": [2 ** k for k in range(16)] + [None],
@@ -43,7 +43,7 @@ class ReferenceEngine(Engine):
                 "backgammon_multiplier": [3, 4], "opening_reroll": [False, True],
                 "winner_starts": [False, True],
             },
-            "position_formats": ["board", "gnubg_id", "xgid"],
+            "position_formats": ["board", "gnubg_id", "xgid", "fibs_board"],
         }
 
     def legal_plays(self, request: dict) -> dict:
@@ -67,6 +67,10 @@ class ReferenceEngine(Engine):
         state the model refuses is answered ``{"refused": reason, "message": ...}``
         (spec: format.refusal)."""
         fmt = request.get("format")
+        if fmt == "fibs_board":
+            board = decode_fibs_board(request["fibs_board"])
+            encoded = encode_fibs_board(FibsBoard.from_state(read_position(request["position"]), request.get("fibs")))
+            return {"encoded": encoded, "decoded": {"position": board.position.to_wire(), **board.state()}}
         if fmt not in ("gnubg_id", "xgid", "gnubg_match_id"):
             raise Unsupported(f"codec format {fmt!r}")
         try:

@@ -8,6 +8,7 @@ from .game import (
     CUBE_ACTIONS, MOMENTS, RESULTS, RULE_DEFAULTS, Cube, GameStateError, Match, effective_rules,
 )
 from .forms import read_position
+from .fibs import MONEY_LENGTH, FibsBoard, decode_fibs_board, encode_fibs_board, fibs_state_differences
 from .gnubg_id import decode_position_id, encode_position_id
 from .match_id import (
     GAME_STATES, MATCH_ID_FIELDS, RESIGNATIONS, IdState, decode_match_id, encode_match_id, encode_state_dict,
@@ -32,6 +33,7 @@ __all__ = [
     "effective_rules", "decode_xgid", "decode_xgid_fields", "encode_xgid",
     "REFUSALS", "GAME_STATES", "MATCH_ID_FIELDS", "RESIGNATIONS", "XGID_FIELDS", "IdState", "decode_match_id",
     "encode_match_id", "encode_state_dict", "decode_xgid_state", "encode_xgid_state",
+    "FibsBoard", "MONEY_LENGTH", "decode_fibs_board", "encode_fibs_board", "fibs_state_differences",
     "BAR", "CHECKERS", "OFF", "SIDES", "START_POINTS", "CodecError", "DiceError", "ModelError",
     "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",

@@ -4,7 +4,8 @@ The forms (spec: format.board, format.position-id, format.xgid): the board form
 (``{"on_roll": "x", "x": {"points": ...}, "o": {...}}``), ``"start"``,
 ``{"gnubg_id": "4HPwATDgc/ABMA", "on_roll": "x"}`` (``on_roll`` optional, default
 ``"x"``; with ``"match_id"``, a GNU Backgammon Match ID, the side on roll is its player on
-roll, spec: format.match-id) and ``{"xgid": "XGID=..."}``. This module sits above the position and its
+roll, spec: format.match-id), ``{"xgid": "XGID=..."}`` and ``{"fibs_board": "board:..."}``
+(the board and turn of a FIBS board line, spec: format.fibs-board). This module sits above the position and its
 codecs, so that the position itself imports no codec.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .errors import PositionError
+from .fibs import decode_fibs_board
 from .gnubg_id import decode_position_id
 from .match_id import decode_match_id
 from .position import Position
@@ -28,6 +30,8 @@ def read_position(data: Any) -> Position:
     if isinstance(data, Mapping):
         if "xgid" in data:
             return decode_xgid(data["xgid"])
+        if "fibs_board" in data:
+            return decode_fibs_board(data["fibs_board"]).position
         if "gnubg_id" in data:
             on_roll = data.get("on_roll")
             if data.get("match_id") is not None:

@@ -123,7 +123,7 @@ class Position:
             return cls.start()
         if not isinstance(data, Mapping):
             raise PositionError(f"a position is 'start' or a mapping, not {data!r}")
-        for key in ("gnubg_id", "xgid"):
+        for key in ("gnubg_id", "xgid", "fibs_board"):
             if key in data:
                 raise PositionError(f"{key!r} is an ID form: read it with conformance.model.read_position")
         on_roll = data.get("on_roll", "x")
