@@ -51,7 +51,10 @@ from .shard import WHOLE, Shard
 from .strategies import KINDS, Example, decode_example, example_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENGINE = 0, 1, 2, 4
-CAPABILITY = {"legal_plays": "legal-plays", "play_check": "play-check", "game_result": "game-result"}
+CAPABILITY = {"legal_plays": "legal-plays", "play_check": "play-check", "game_result": "game-result",
+              "chosen_play": "chosen-play"}
+#: kinds whose input is a position and a roll, judged on the legal set
+_PLAY_KINDS = ("legal_plays", "chosen_play")
 #: the reason code of an illegal play -> the rule it breaks
 REASON_ANCHORS = {
     "wrong-dice": "move.separate-dice", "no-checker": "move.direction", "bar-first": "bar.enter-first",
@@ -141,8 +144,9 @@ class Oracle:
         self.rules = rules or RULES
 
     def expected(self, ex: Example) -> Any:
-        """legal_plays: {resulting position: steps}; play_check: Verdict; game_result: dict."""
-        if ex.kind == "legal_plays":
+        """legal_plays and chosen_play: {resulting position: steps}; play_check: Verdict;
+        game_result: dict."""
+        if ex.kind in _PLAY_KINDS:
             return self.rules.legal_plays(ex.position, ex.dice)
         if ex.kind == "play_check":
             return self.rules.play_check(ex.position, ex.dice, ex.steps)
@@ -181,6 +185,21 @@ class Oracle:
         if extra:
             parts.append("extra: " + ", ".join(extra))
         return Mismatch(category, "; ".join(parts), missing, extra, expected, result)
+
+    def _chosen_play(self, ex: Example, result: Any, expected: dict) -> Mismatch | None:
+        """The one play must be legal; no play only when nothing is (spec/protocol.md)."""
+        if not isinstance(result, dict) or "play" not in result:
+            raise BadAnswer(f"expected {{'play': play or null}}, got {str(result)[:200]}")
+        play = result["play"]
+        chosen = ex.position.passed() if play in (None, "", []) else result_position(ex.position, play)
+        if chosen in expected:
+            return None
+        label = "no play" if chosen == ex.position.passed() else _label(ex.position, play, chosen)
+        legal = sorted(format_play(ex.position, s) if s else "no play" for s in expected.values())
+        shown = ", ".join(legal[:12]) + (f", ... ({len(legal) - 12} more)" if len(legal) > 12 else "")
+        category = "passed" if label == "no play" else "played-in-pass" if legal == ["no play"] else "illegal-play"
+        return Mismatch(category, f"chose {label}, which is not a legal play; the {len(legal)} legal play(s): {shown}",
+                        [], [label], expected, result)
 
     def _play_check(self, ex: Example, result: Any, expected) -> Mismatch | None:
         if not isinstance(result, dict) or not isinstance(result.get("legal"), bool):
@@ -415,7 +434,7 @@ def _mutant_rules():
 
 
 def _answer_key(kind: str, answer: Any) -> Any:
-    if kind == "legal_plays":
+    if kind in _PLAY_KINDS:
         return frozenset(answer)
     if kind == "play_check":
         return answer.legal
@@ -430,6 +449,9 @@ def _engine_key(finding: Finding) -> Any:
             return frozenset(got or {ex.position.passed()})
         if ex.kind == "play_check":
             return result["legal"]
+        if ex.kind == "chosen_play":  # the one play chosen: a mutant "answers as the engine" if it allows it
+            play = result["play"]
+            return ex.position.passed() if play in (None, "", []) else result_position(ex.position, play)
         return (result.get("winner"), result.get("result"), result.get("points"))
     except (BadAnswer, TypeError, KeyError, AttributeError):
         return None
@@ -453,7 +475,7 @@ def spec_anchors(finding: Finding) -> list[str]:
             answer = _answer_key(ex.kind, Oracle(rules).expected(ex))
         except Exception:
             continue
-        if engine_key is not None and answer == engine_key:
+        if engine_key is not None and (answer == engine_key or (ex.kind == "chosen_play" and engine_key in answer)):
             same.append(mutant.spec)
         elif answer != reference:
             differ.append(mutant.spec)
@@ -631,7 +653,9 @@ def case_yaml(finding: Finding, engine_name: str, engine_label: str, seed: int, 
     ex, m = finding.example, finding.mismatch
     anchors = spec_anchors(finding)
     comment = f"Found by bgconf fuzz and shrunk by Hypothesis: {engine_label} answers differently: {m.message}."
-    return case_text(ex.kind, case_id, _title(ex, m.expected), source=f"bgconf fuzz against {engine_name}, seed {seed}",
+    # a chosen play is judged on a legal_plays case (asked as its [chosen-play] form)
+    kind = "legal_plays" if ex.kind == "chosen_play" else ex.kind
+    return case_text(kind, case_id, _title(ex, m.expected), source=f"bgconf fuzz against {engine_name}, seed {seed}",
                      position=ex.position, dice=ex.dice, play=ex.play, cube=ex.cube, match=ex.match, rules=ex.rules,
                      expected=m.expected, anchors=anchors, tags=_tags(finding, anchors), comment=comment,
                      missing=m.missing, extra=m.extra)
@@ -639,7 +663,7 @@ def case_yaml(finding: Finding, engine_name: str, engine_label: str, seed: int, 
 
 def _title(ex: Example, expected: Any) -> str:
     roll = f"{ex.dice[0]}-{ex.dice[1]}" if ex.dice else ""
-    if ex.kind == "legal_plays":
+    if ex.kind in _PLAY_KINDS:
         n = sum(1 for s in expected.values() if s)
         return (f"{ex.position.on_roll} to play {roll} with {_describe(ex)}: "
                 f"{'no legal play' if not n else f'{n} legal play' + ('s' if n != 1 else '')}")
@@ -742,9 +766,10 @@ def _cube_anchors(action: dict, expected: dict) -> list[str]:
             "drop": ["cube.drop", "score.drop"]}.get(action["type"], ["cube.when"])
 
 
-def check_case(text: str, engine_reply: dict) -> tuple[list[str], str, str]:
+def check_case(text: str, engine_reply: dict, kind: str = "") -> tuple[list[str], str, str]:
     """Load the printed case with ``conformance.cases.load_file``; return (load errors,
-    status on the reference, status of the engine's reply)."""
+    status on the reference, status of the engine's reply; for ``kind`` chosen_play, of the
+    reply to the case's chosen-play form)."""
     from .adapters.reference import ReferenceEngine
     from .cases import load_file
     from .compare import compare
@@ -756,7 +781,12 @@ def check_case(text: str, engine_reply: dict) -> tuple[list[str], str, str]:
     if errors or not cases:
         return [str(e) for e in errors] or ["no case loaded"], "", ""
     case = cases[0]
-    return [], compare(case, ReferenceEngine().run(case.request())).status, compare(case, engine_reply).status
+    asked = case
+    if kind == "chosen_play":
+        from .runner import chosen_play_case
+
+        asked = chosen_play_case(case)
+    return [], compare(case, ReferenceEngine().run(case.request())).status, compare(asked, engine_reply).status
 
 
 def finding_text(finding: Finding, number: int, camp: Campaign, engine_label: str, case_id: str) -> str:
@@ -779,13 +809,13 @@ def finding_text(finding: Finding, number: int, camp: Campaign, engine_label: st
         lines.append("  missing plays (legal, not returned): " + ", ".join(m.missing))
     if m.extra:
         lines.append("  extra plays (returned, not legal):   " + ", ".join(m.extra))
-    if ex.kind != "legal_plays" and m.got is not None:
+    if ex.kind not in _PLAY_KINDS and m.got is not None:
         lines.append(f"  engine answered: {m.got}")
     text = case_yaml(finding, camp.engine, engine_label, camp.seed, case_id)
     clauses = resources.spec_clauses()
     for anchor in spec_anchors(finding):
         lines.append(f"  spec {anchor}: {clauses.get(anchor, '')}".rstrip())
-    errors, on_reference, on_engine = check_case(text, finding.reply)
+    errors, on_reference, on_engine = check_case(text, finding.reply, ex.kind)
     lines.append("  regression case (paste into a *.bgcase.yaml file):")
     lines.append("---")
     lines.append(text.rstrip("\n"))

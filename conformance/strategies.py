@@ -47,7 +47,7 @@ __all__ = [
     "examples", "example_bytes",
 ]
 
-KINDS = ("legal_plays", "play_check", "game_result")
+KINDS = ("legal_plays", "play_check", "game_result", "chosen_play")
 
 
 # -- byte tables ------------------------------------------------------------------
@@ -384,7 +384,7 @@ def decode_example(kind: str, data: bytes, rule_options: dict | None = None) -> 
                        scenario="finished")
     position, scenario = decode_position(data)
     roll = (_die(data[1]), _die(data[2]))
-    if kind == "legal_plays":
+    if kind in ("legal_plays", "chosen_play"):  # chosen_play: the same input, one play asked
         return Example(kind, position, roll, scenario=scenario)
     if kind == "play_check":
         steps = _candidate(position, roll, data[POSITION_BYTES:POSITION_BYTES + 6])

@@ -113,3 +113,30 @@ def test_expectations_name_one_form_of_a_case(tmp_path):
                   "--expectations", str(path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 xfail" in proc.stdout
+
+
+def test_fuzzing_a_chooser_finds_and_shrinks_an_illegal_choice():
+    """bgconf fuzz --kind chosen_play: the reference's legal set judges the one play; the
+    mismatch is shrunk and printed as a legal_plays case that the chooser fails in its
+    chosen-play form."""
+    from engines_for_tests import chooser_no_larger_die
+
+    from conformance.fuzz import campaign_report, run_campaign
+
+    camp = run_campaign(chooser_no_larger_die(), "chooser", "chosen_play", 300, 0)
+    assert camp.findings, "the smaller-die chooser was not caught"
+    finding = camp.findings[0]
+    assert finding.mismatch.category == "illegal-play"
+    assert finding.mismatch.message.startswith("chose ") and "legal play(s)" in finding.mismatch.message
+    text = campaign_report(camp, "chooser")
+    assert "kind: legal_plays" in text and "move.larger-die" in text
+    assert "on the reference it is pass, on chooser fail" in text
+
+
+def test_fuzzing_a_correct_chooser_finds_nothing():
+    from engines_for_tests import chooser
+
+    from conformance.fuzz import run_campaign
+
+    camp = run_campaign(chooser(), "chooser", "chosen_play", 200, 1)
+    assert not camp.findings and camp.positions == 200
