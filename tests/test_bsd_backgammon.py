@@ -57,6 +57,12 @@ def test_a_play_is_typed_one_die_per_move_in_every_order():
     assert spellings([(25, 22), (13, 8)], (5, 3))[0] == [(25, 22), (13, 8)]
     assert [(9, 3), (3, 0)] in spellings([(9, 0)], (6, 4))  # the 4 bears off from 3
     assert spellings([(13, 4)], (5, 3)) == []  # no dice add up to 9
+    blot_on_11 = [0] * 26
+    blot_on_11[11] = 1
+    # 13/5 with 6-2 written without a hit: not via the blot on 11 (the game would hit it)
+    assert spellings([(13, 5)], (6, 2), blot_on_11) == [[(13, 7), (7, 5)]]
+    # a hit by the first move clears the point for the second
+    assert spellings([(13, 11), (11, 5)], (6, 2), blot_on_11)[0] == [(13, 11), (11, 5)]
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,10 @@ with ``pexpect``), and reads what the game prints:
 Not asked, and why: the game has no way to list legal plays or apply one (``legal-plays``,
 ``apply-play``), no scoring or cube questions that can be set up from a save file; a pass
 cannot be typed on the first move of a restored game (the game asks for a move even when none
-is possible), so a play check of "no play" is unsupported, as is the doubling cube.
+is possible), so a play check of "no play" is unsupported, as is the doubling cube; so is a
+play that cannot be typed one die per move as it is written (its dice do not add up to its
+moves, or every order of the dice would land on an opponent's checker the notation does not
+hit): the game cannot be asked about it.
 
 The save file is the game's own (``save.c`` of the BSD sources: the native ints ``board[26]``,
 ``off[2]``, ``in[2]``, ``dice[2]``, ``cturn``, ``dlast``, ``pnum``, ``rscore``, ``wscore``,
@@ -88,24 +91,31 @@ def save_file(position: Position, dice: tuple[int, int], computer: int) -> bytes
     return struct.pack(f"={len(values)}i", *values)
 
 
-def spellings(steps: list[tuple[int, int]], dice: tuple[int, int]) -> list[list[tuple[int, int]]]:
+def spellings(steps: list[tuple[int, int]], dice: tuple[int, int],
+              opponent_on: list[int] | None = None) -> list[list[tuple[int, int]]]:
     """The ways to type a play written as ``steps`` (moves that may span several dice) one
     die per move: each written move split into die-sized hops in every order of the dice,
     the moves in the written order first, then in the other orders; distinct, at most
-    MAX_TRIES. A hop to 0 may be longer than needed (bearing off with a higher die)."""
+    MAX_TRIES. A hop to 0 may be longer than needed (bearing off with a higher die).
+
+    ``opponent_on[p]``: the opponent's checkers on the mover's point p (1..24). A hop inside
+    a written move may not land where an opponent checker stands: the game would hit a blot
+    there, which the written play does not (spec: format.notation, an unwritten point is a
+    landing without a hit), and a point of two or more is closed. A blot hit by a move's last
+    hop is gone for the moves after it."""
     pool = [dice[0]] * 4 if dice[0] == dice[1] else list(dice)
     out: list[list[tuple[int, int]]] = []
     seen: set[tuple] = set()
 
-    def split(move, left):
+    def split(move, left, opp):
         src, dst = move
         for k in range(1, len(left) + 1):
             for order in set(itertools.permutations(left, k)):
                 hops, at = [], src
                 for j, d in enumerate(order):
                     nxt = at - d
-                    if j < k - 1 and nxt <= max(dst, 0):
-                        break  # a hop before the last must land above the destination, on the board
+                    if j < k - 1 and (nxt <= max(dst, 0) or opp[nxt]):
+                        break  # a hop before the last lands above the destination, on an empty or own point
                     if j == k - 1:
                         if dst == 0 and nxt < 0:
                             nxt = 0  # bearing off with a higher die
@@ -119,20 +129,23 @@ def spellings(steps: list[tuple[int, int]], dice: tuple[int, int]) -> list[list[
                         rest.remove(d)
                     yield hops, rest
 
-    def walk(moves, left, typed):
+    def walk(moves, left, typed, opp):
         if not moves:
             key = tuple(typed)
             if key not in seen:
                 seen.add(key)
                 out.append(list(typed))
             return
-        for hops, rest in split(moves[0], left):
-            walk(moves[1:], rest, typed + hops)
+        for hops, rest in split(moves[0], left, opp):
+            dst = moves[0][1]
+            after = opp if not (1 <= dst <= 24 and opp[dst] == 1) else opp[:dst] + [0] + opp[dst + 1:]
+            walk(moves[1:], rest, typed + hops, after)
             if len(out) >= MAX_TRIES:
                 return
 
+    start = list(opponent_on) if opponent_on is not None else [0] * 26
     for order in itertools.permutations(steps):
-        walk(list(order), pool, [])
+        walk(list(order), pool, [], start)
         if len(out) >= MAX_TRIES:
             break
     return out
@@ -217,9 +230,11 @@ class BsdBackgammonEngine(Engine):
         steps = [tuple(s) for s in request.get("steps") or []]
         if not steps:
             raise Unsupported("a pass cannot be typed on the first move of a restored BSD game")
-        tries = spellings(steps, dice)
+        opponent_on = [0] + [position.opponent[25 - p] for p in range(1, 25)] + [0]
+        tries = spellings(steps, dice, opponent_on)
         if not tries:
-            return {"legal": False, "message": "no way to type this play one die per move"}
+            raise Unsupported("the play as written cannot be typed one die per move (no order of the dice"
+                              " makes its moves without an unwritten landing on an opponent's checker)")
         game, tmp = self._game(position, dice, RED)
         refusal = ""
         try:
