@@ -484,8 +484,16 @@ class _Game:
         judged = recorded_play(position, dice, action.segments)
         if self.ask:
             self.question("legal_plays", action, position=position, dice=dice)
-            self.question("play_check", action, position=position, dice=dice, play=_segments_text(action.segments),
-                          steps=list(action.segments))
+            play, steps = _segments_text(action.segments), list(action.segments)
+            if judged.verdict.legal and action.segments:
+                # asked in the spec's own notation, every hit marked: a record's unmarked 13/5 that
+                # hits on 8 is, in spec notation (format.notation), a play that does not hit
+                from reference_impl import legal_plays
+
+                steps = list(legal_plays(position, dice)[judged.result])
+                play = format_play(position, steps)
+                steps = list(_written_moves(play))
+            self.question("play_check", action, position=position, dice=dice, play=play, steps=steps)
         if not judged.verdict.legal:
             from .fuzz import REASON_ANCHORS
 
