@@ -34,7 +34,7 @@ def _plays(mapping: dict) -> list[dict]:
 
 def _expected(case) -> object:
     """The parsed expectation in JSON form (see the schema's ``expected``)."""
-    from .cases import ExpectedPlays
+    from .cases import ExpectedPlays, ExpectedRecord
 
     value = case.expected
     if isinstance(value, ExpectedPlays):
@@ -46,6 +46,13 @@ def _expected(case) -> object:
     if case.kind == "play_check":
         legal, reason = value
         return {"legal": legal, "reason": reason}
+    if case.kind == "codec" and isinstance(value, tuple):  # ("refused", reason): the input must be refused
+        return {"refused": value[1]}
+    if isinstance(value, ExpectedRecord):
+        state = lambda s: None if s is None else {k: _position(v) if isinstance(v, Position) else v  # noqa: E731
+                                                  for k, v in s.items()}
+        return {"events": [{"refused": r, "state": state(st)} for r, st in zip(value.refused, value.states)],
+                "final": state(value.final)}
     return value
 
 
