@@ -59,12 +59,18 @@ def _hello_problem(hello: dict) -> str | None:
     return None
 
 
+#: Seconds an engine has to answer ``start`` unless told otherwise: a short per-request
+#: timeout (``--timeout 0.5``) is about answering cases, not about how fast a program loads.
+DEFAULT_START_TIMEOUT = 10.0
+
+
 class CommandEngine(Engine):
     """An engine in any language behind the JSON-lines protocol (spec/protocol.md).
 
     ``command``: the shell-like command line (split with shlex). ``timeout``: seconds
-    allowed per request and for the start handshake (finite, > 0); ``start_timeout``, if
-    larger, for the handshake (an engine that compiles or loads a model at start). ``max_failures``:
+    allowed per request (finite, > 0); ``start_timeout``: seconds allowed for the start
+    handshake if larger than ``timeout`` (default DEFAULT_START_TIMEOUT: an interpreter
+    starting on a busy machine, an engine that compiles or loads a model). ``max_failures``:
     consecutive failures (crash, hang, protocol fault, exit between requests, failed
     start) after which the engine is given up (spec: protocol "Faults"). Each failure
     kills the engine's process group before the next process starts.
@@ -81,7 +87,7 @@ class CommandEngine(Engine):
         if not self.argv:
             raise ProtocolError("cmd: needs a command, e.g. cmd:./my-engine --bgconf")
         self.timeout = timeout
-        self.start_timeout = max(timeout, start_timeout or 0.0)
+        self.start_timeout = max(timeout, start_timeout or DEFAULT_START_TIMEOUT)
         self.max_failures = max_failures
         self._proc: _Process | None = None
         self._info: dict | None = None

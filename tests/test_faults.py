@@ -574,7 +574,7 @@ def test_the_whole_suite_report_validates(tmp_path):
     check_report(lines, selected=None)
     assert lines[-1]["selected"] == lines[-1]["total"] == lines[-1]["counts"]["pass"] > 100
     assert lines[0]["selection"] == {"full": True, "cases": None, "case": None, "tag": None, "spec": None,
-                                     "profile": None, "scenarios": False}
+                                     "profile": None, "scenarios": False, "shard": None}
     assert lines[-1]["restarts"] == 0 and lines[-1]["warnings"] == [] and lines[-1]["incomplete"] is False
 
 
