@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -177,7 +178,7 @@ def add_parser(sub) -> None:
 
 def cmd_matrix(args) -> int:
     from .cases import load_suite
-    from .cliutil import EXIT_OK, EXIT_USAGE, check_outputs, err
+    from .cliutil import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err
     from .report import ReportError, load_report
 
     check_outputs({"--out": args.out}, directories=("--out",))
@@ -191,6 +192,8 @@ def cmd_matrix(args) -> int:
     except ValueError as exc:
         err(str(exc))
         return EXIT_USAGE
+    for e in suite.errors:
+        print(f"error: {e}", file=sys.stderr)
     data = matrix_data(reports, suite.cases)
     try:
         written = write_site(data, Path(args.out), case_sources(suite.cases))
@@ -200,4 +203,4 @@ def cmd_matrix(args) -> int:
     print(f"wrote {len(written)} files to {args.out}: {len(data['cases'])} cases, "
           f"{len(data['engines'])} engines ({', '.join(e['label'] for e in data['engines'])});"
           f" open {Path(args.out) / 'index.html'}")
-    return EXIT_OK
+    return EXIT_BAD_CASES if suite.errors else EXIT_OK

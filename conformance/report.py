@@ -119,6 +119,9 @@ def load_report(path: str | Path) -> list[dict]:
             line = json.loads(raw)
         except ValueError as exc:
             raise ReportError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        if not lines and isinstance(line, dict) and line.get("type") == "replay-header":
+            raise ReportError(f"{path}:{number}: a bgconf replay report; this command reads the reports of"
+                              " bgconf run --report")
         error = jsonschema.exceptions.best_match(validator.iter_errors(line))
         if error is not None:
             where = "/".join(str(x) for x in error.absolute_path)

@@ -1,0 +1,54 @@
+"""The commands that read run reports (diff, merge, matrix) given the wrong file: one
+line naming the file and line, and the documented exit code."""
+
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+
+DATA = Path(__file__).parent / "data" / "matches"
+
+
+@pytest.fixture(scope="module")
+def run_report(tmp_path_factory):
+    path = tmp_path_factory.mktemp("readers") / "reference.jsonl"
+    assert main(["run", "--engine", "reference", "--spec", "bearoff", "--report", str(path)]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def replay_report(tmp_path_factory):
+    pytest.importorskip("gvformat", reason="bgconf replay needs the gammonview library")
+    path = tmp_path_factory.mktemp("readers") / "replay.jsonl"
+    record = min(DATA.glob("*.mat"))
+    assert main(["replay", "--quiet", "--report", str(path), str(record)]) in (0, 1)
+    return path
+
+
+@pytest.mark.parametrize("command", [
+    ["diff", "RUN", "REPLAY"],
+    ["merge", "REPLAY", "--out", "OUT"],
+    ["matrix", "RUN", "REPLAY", "--out", "OUT"],
+])
+def test_a_replay_report_is_named_as_such_exit_2(run_report, replay_report, tmp_path, capsys, command):
+    capsys.readouterr()
+    args = [str({"RUN": run_report, "REPLAY": replay_report, "OUT": tmp_path / "out"}.get(a, a))
+            for a in command]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    expected = (f"bgconf: {replay_report}:1: a bgconf replay report; this command reads the reports"
+                " of bgconf run --report")
+    assert err == [expected], err
+
+
+def test_matrix_with_case_files_that_do_not_load_prints_each_error_and_exits_3(run_report, tmp_path, capsys):
+    bad = tmp_path / "broken.bgcase.yaml"
+    bad.write_text("format: 1\ncases:\n  - id: not-an-id\n")
+    missing = tmp_path / "missing.bgcase.yaml"
+    capsys.readouterr()
+    assert main(["matrix", str(run_report), "--out", str(tmp_path / "site"),
+                 "--cases", str(bad), "--cases", str(missing)]) == 3
+    err = capsys.readouterr().err
+    assert f"{bad}:" in err and f"{missing}: no such file" in err, err
+    assert (tmp_path / "site" / "index.html").exists()
