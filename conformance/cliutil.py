@@ -42,6 +42,23 @@ EXIT_CODES = """exit codes:
 """
 
 
+def exit_codes(codes: dict[int, str]) -> str:
+    """The ``exit codes:`` block of a command's ``--help`` for the commands that do not
+    run cases (diff, merge, matrix, export, release): ``codes`` maps each code the
+    command can return to what it means there; 130 and 143 (interrupted) are added.
+    Shape: the same columns as ``EXIT_CODES``, wrapped at 80 characters."""
+    import textwrap
+
+    codes = {**codes, 130: "interrupted (SIGINT, Ctrl-C); an output being written may be partial",
+             143: "stopped by SIGTERM, likewise"}
+    lines = ["exit codes:"]
+    for code, text in codes.items():
+        wrapped = textwrap.wrap(text, 73)
+        lines.append(f"  {code:<4} {wrapped[0]}")
+        lines.extend(f"       {more}" for more in wrapped[1:])
+    return "\n".join(lines) + "\n"
+
+
 def err(message: str) -> None:
     """One line on stderr, prefixed ``bgconf:``."""
     print(f"bgconf: {message}", file=sys.stderr, flush=True)

@@ -159,7 +159,7 @@ FORMATS = {"text": text, "markdown": markdown, "json": json_text}
 def add_parser(sub) -> None:
     import argparse
 
-    from .cliutil import EXIT_CODES
+    from .cliutil import exit_codes
 
     p = sub.add_parser(
         "diff", help="what changed between two reports: regressed, fixed, changed, appeared, disappeared",
@@ -170,7 +170,7 @@ def add_parser(sub) -> None:
                     " anything regressed.",
         epilog="examples:\n  bgconf diff gnubg-nn.jsonl bgsage.jsonl\n"
                "  bgconf diff old.jsonl new.jsonl --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n"
-               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + EXIT_CODES,
+               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + exit_codes({0: "nothing regressed", 1: "at least one case regressed (did not fail in OLD, fails, errors, times out or xpasses in NEW)", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an output that cannot be written"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("old", metavar="OLD.jsonl", help="the report to compare from")
     p.add_argument("new", metavar="NEW.jsonl", help="the report to compare to")

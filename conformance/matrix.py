@@ -156,7 +156,7 @@ def write_site(data: dict, out: Path, sources: dict[str, str]) -> list[Path]:
 def add_parser(sub) -> None:
     import argparse
 
-    from .cliutil import EXIT_CODES
+    from .cliutil import exit_codes
 
     p = sub.add_parser(
         "matrix", help="a static site of every case against every engine, from reports",
@@ -167,7 +167,7 @@ def add_parser(sub) -> None:
                     " and matrix.json with the data. Open DIR/index.html in a browser; no server is needed.",
         epilog="examples:\n  bgconf run --engine gnubg --report gnubg.jsonl\n"
                "  bgconf run --engine bgsage --report bgsage.jsonl\n"
-               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + EXIT_CODES,
+               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + exit_codes({0: "the site is written", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an --out that cannot be written", 3: "a case file of --cases has errors (each printed as file:line: case id: message); the site is written from the cases that loaded"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("reports", nargs="+", metavar="REPORT.jsonl", help="one report per column")
     p.add_argument("--out", required=True, metavar="DIR", help="the directory to write the site into")

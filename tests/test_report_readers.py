@@ -1,6 +1,7 @@
 """The commands that read run reports (diff, merge, matrix) given the wrong file: one
 line naming the file and line, and the documented exit code."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,19 @@ def test_matrix_with_case_files_that_do_not_load_prints_each_error_and_exits_3(r
     err = capsys.readouterr().err
     assert f"{bad}:" in err and f"{missing}: no such file" in err, err
     assert (tmp_path / "site" / "index.html").exists()
+
+
+@pytest.mark.parametrize("command, codes", [
+    ("diff", {0, 1, 2, 130, 143}),
+    ("merge", {0, 1, 2, 130, 143}),
+    ("matrix", {0, 2, 3, 130, 143}),
+    ("export", {0, 2, 3, 130, 143}),
+    ("release", {0, 2, 3, 130, 143}),
+])
+def test_the_help_documents_the_exit_codes_of_the_command_itself(command, codes, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out.split("exit codes:\n", 1)[1]
+    documented = {int(m) for m in re.findall(r"^  (\d+) ", text, re.MULTILINE)}
+    assert documented == codes, text
+    assert "engine was given up" not in text and "case failed" not in text
