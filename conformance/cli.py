@@ -579,7 +579,8 @@ def certification_table(engines: list[str]) -> str:
             engine = get_engine(name)
             info = engine.describe()
         except Exception as exc:  # not installed here: say so rather than guess
-            rows.append(f"| {name} | not installed ({str(exc).splitlines()[0][:60]}) |" + " |" * 8)
+            why = (str(exc).splitlines() or [type(exc).__name__])[0].replace("|", "\\|")
+            rows.append(f"| {name} | not installed ({why}) |" + " |" * 8)
             continue
         try:
             results = run_cases(engine, asked_cases(suite.cases, info))

@@ -116,3 +116,13 @@ def test_certify_out_and_table_write_are_checked_first(capsys, tmp_path):
     (tmp_path / "no-markers.md").write_text("# nothing here\n")
     assert main(["table", "--engine", "reference", "--write", str(tmp_path / "no-markers.md")]) == 2
     assert "markers" in one_line(capsys)
+
+
+def test_table_gives_the_whole_reason_an_engine_is_missing(tmp_path, monkeypatch, capsys):
+    hint = "install it with: apt-get update && apt-get install -y something-long; and pip install a | b"
+    (tmp_path / "absent_engine.py").write_text(f"def make():\n    raise RuntimeError({hint!r})\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    assert main(["table", "--engine", "python:absent_engine:make"]) == 0
+    row = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| python:absent_engine")]
+    assert len(row) == 1 and row[0].endswith(hint.replace("|", "\\|") + ") |" + " |" * 8), row
+    assert row[0].replace("\\|", "").count("|") == 11, row  # ten cells
