@@ -13,7 +13,7 @@ with the reference engine alone (``reference_impl``):
   from the score history (``reference_impl.record.crawford_states``);
 - every result: the recorded winner and points against the final position and cube
   (``game_result``; a drop: the value before the double; a resignation: a single, gammon or
-  backgammon with the cube, ``record.result_points``), the Jacoby rule where the header says
+  backgammon with the cube, ``game.result_points``), the Jacoby rule where the header says
   so; a result capped at what the winner needed to win the match is recognised
   (``record.counted_points``); and each game's starting score against the previous result
   (spec: match.score).
@@ -47,7 +47,8 @@ from .model import (
 )
 
 from reference_impl.game import cube_action, game_result
-from reference_impl.record import counted_points, crawford_states, recorded_play, result_points
+from reference_impl.game import result_points
+from reference_impl.record import counted_points, crawford_states, recorded_play
 
 FORMATS = (".mat", ".sgf")
 #: kinds of the judged actions of a game

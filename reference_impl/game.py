@@ -34,14 +34,24 @@ def game_result(position: Position, cube: Cube, match: Match, rules: dict) -> di
     winner = winners[0]
     loser = position.side(other(winner))
     if loser[OFF] > 0:
-        result, factor = "single", 1
+        result = "single"
     elif loser[BAR] or any(loser[19:25]):
-        result, factor = "backgammon", rules["backgammon_multiplier"]
+        result = "backgammon"
     else:
-        result, factor = "gammon", 2
+        result = "gammon"
+    return {"winner": winner, "result": result, "points": result_points(result, cube, match, rules)}
+
+
+def result_points(result: str, cube: Cube, match: Match, rules: dict) -> int:
+    """Points a game ending in ``result`` ("single", "gammon", "backgammon") is worth: the cube
+    value times 1, 2 or ``backgammon_multiplier`` (spec: score.backgammon-multiplier); under the
+    Jacoby rule, in money play with the cube centred, every result counts single (spec:
+    cube.jacoby, match.money-options). Also the values a resignation of each kind gives.
+    Raises KeyError for another result."""
+    factor = {"single": 1, "gammon": 2, "backgammon": rules["backgammon_multiplier"]}[result]
     if rules["jacoby"] and match.money and cube.owner == "center":
         factor = 1
-    return {"winner": winner, "result": result, "points": cube.value * factor}
+    return cube.value * factor
 
 
 # -- the doubling cube ------------------------------------------------------------
@@ -146,6 +156,21 @@ def opening_roll(throws: Sequence[Sequence[int]], match: Match, rules: dict) -> 
 
 
 # -- match play -------------------------------------------------------------------------
+def crawford_flags(length: int, score: dict, crawford_played: bool, rules: dict) -> tuple[bool, bool]:
+    """``(crawford, post_crawford)`` of the next game of a match of ``length`` points (0 =
+    money play) at ``score`` ({"x": int, "o": int}, both below the length), where
+    ``crawford_played`` says whether a Crawford game has been played in this match. The
+    next game is the Crawford game when the Crawford rule is on, none has been played, one
+    player stands at ``length - 1`` and the other below it; every game after the Crawford
+    game is post-Crawford (spec: match.crawford, match.post-crawford)."""
+    if not length:
+        return False, False
+    if crawford_played:
+        return False, True
+    leader_at_one = max(score.values()) == length - 1
+    return bool(rules["crawford"] and leader_at_one and min(score.values()) < length - 1), False
+
+
 def match_transition(match: Match, winner: str, points: int, result_type: str, rules: dict) -> dict:
     """The match after a game: ``{"score", "match_over", "winner" (when over),
     "crawford" (the next game is the Crawford game), "post_crawford",
@@ -160,15 +185,7 @@ def match_transition(match: Match, winner: str, points: int, result_type: str, r
         out.update(match_over=True, winner=winner, crawford=False, post_crawford=False)
         return out
     out["match_over"] = False
-    crawford_played = match.crawford or match.post_crawford
-    leader_at_one = match.length and max(score.values()) == match.length - 1
-    if not match.length:
-        out.update(crawford=False, post_crawford=False)
-    elif crawford_played:
-        out.update(crawford=False, post_crawford=True)
-    elif rules["crawford"] and leader_at_one and min(score.values()) < match.length - 1:
-        out.update(crawford=True, post_crawford=False)
-    else:
-        out.update(crawford=False, post_crawford=False)
+    crawford, post_crawford = crawford_flags(match.length, score, match.crawford or match.post_crawford, rules)
+    out.update(crawford=crawford, post_crawford=post_crawford)
     out["next_starts"] = winner if rules["winner_starts"] and result_type == "single" else "opening_roll"
     return out

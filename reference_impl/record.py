@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from conformance.model import OFF, ModelError, Position, apply_steps, dice_moves
-from conformance.model.game import Cube, Match
+from conformance.model.game import Match
 
 from .check import Verdict, _routes, play_check
+from .game import crawford_flags
 from .movegen import do_step, pack, plays, step_error
 
 _ORDERS_UP_TO = 4  # more written moves than a double has dice cannot be a legal play in any order
@@ -143,39 +144,19 @@ def crawford_states(length: int, scores: Sequence[Sequence[int]], rules: dict) -
     """The match state of each game of a match from the score history alone.
 
     ``length``: the match length (0 = money play); ``scores``: the score before each game in
-    order, ``(x, o)``. The first game at which one player stands at ``length - 1`` and the
-    other below it is the Crawford game when ``rules["crawford"]``; every later game is
-    post-Crawford (spec: match.crawford, match.post-crawford). Raises
+    order, ``(x, o)``. Each game's Crawford and post-Crawford flags are
+    ``game.crawford_flags`` of its score and of whether an earlier game was the Crawford
+    game (spec: match.crawford, match.post-crawford). Raises
     ``conformance.model.GameStateError`` for a score at or above the length.
     """
     out: list[Match] = []
     played = False
     for x, o in scores:
         score = {"x": int(x), "o": int(o)}
-        if not length:
-            out.append(Match(0, score))
-            continue
-        at_one = [s == length - 1 for s in (score["x"], score["o"])]
-        if played:
-            out.append(Match(length, score, post_crawford=True))
-        elif rules["crawford"] and any(at_one) and not all(at_one):
-            out.append(Match(length, score, crawford=True))
-            played = True
-        else:
-            out.append(Match(length, score))
+        crawford, post_crawford = crawford_flags(length, score, played, rules)
+        out.append(Match(length, score, crawford=crawford, post_crawford=post_crawford))
+        played = played or crawford
     return out
-
-
-def result_points(result: str, cube: Cube, match: Match, rules: dict) -> int:
-    """Points a game ending in ``result`` (single, gammon, backgammon) is worth with ``cube``:
-    the cube value times 1, 2 or ``backgammon_multiplier``; under the Jacoby rule, in money play
-    with the cube centred, gammons and backgammons count single (spec: score.single,
-    score.gammon, score.backgammon, score.backgammon-multiplier, cube.jacoby). The values a
-    resignation of each kind may give."""
-    factor = {"single": 1, "gammon": 2, "backgammon": rules["backgammon_multiplier"]}[result]
-    if rules["jacoby"] and match.money and cube.owner == "center":
-        factor = 1
-    return cube.value * factor
 
 
 def counted_points(points: int, winner: str, match: Match) -> int:

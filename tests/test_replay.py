@@ -21,7 +21,8 @@ from conformance.model import Cube, Match, Position, RULE_DEFAULTS  # noqa: E402
 from conformance.replay import judge_record, read_mat, read_record, replay_files  # noqa: E402
 from conformance.strategies import positions  # noqa: E402
 from reference_impl import legal_plays  # noqa: E402
-from reference_impl.record import counted_points, crawford_states, recorded_play, result_points  # noqa: E402
+from reference_impl.game import result_points  # noqa: E402
+from reference_impl.record import counted_points, crawford_states, recorded_play  # noqa: E402
 
 MATCHES = Path(__file__).parent / "data" / "matches"
 KNOWN_ILLEGAL = MATCHES / "5nqfGw9bWG3deTaU.mat"
