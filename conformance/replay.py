@@ -311,9 +311,12 @@ class Event:
     dice: tuple[int, int] | None = None
     recorded: str = ""
     nearest: list[str] = field(default_factory=list)
+    converted: bool = False  # the line is one of GNU Backgammon's .mat conversion of an .sgf
 
     def where(self) -> str:
         at = f"{self.file}:{self.line}" if self.line else self.file
+        if self.line and self.converted:
+            at = f"{self.file}, line {self.line} of its .mat conversion by GNU Backgammon"
         parts = [f"game {self.game}"] if self.game is not None else []
         if self.move is not None:
             parts.append(f"move {self.move}")
@@ -617,7 +620,16 @@ class _Game:
 
 def judge_record(rec: MatchRecord, ask: bool = False) -> FileResult:
     """Judge every game of a parsed record with the reference; ``ask`` also collects the
-    questions for an engine. Never raises for a readable record."""
+    questions for an engine. Never raises for a readable record. The events of a record
+    converted from .sgf say that their lines are those of the conversion."""
+    out = _judge_record(rec, ask)
+    if rec.via:
+        for e in out.events:
+            e.converted = True
+    return out
+
+
+def _judge_record(rec: MatchRecord, ask: bool) -> FileResult:
     out = FileResult(rec.path, games=len(rec.games))
     try:
         rules = effective_rules(rec.rules)

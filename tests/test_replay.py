@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -383,3 +384,20 @@ def test_pytest_bg_replay_collects_one_item_per_game(pytester):
     assert "5nqfGw9bWG3deTaU.mat::game-1" in text and "move 11" in text and "14/10 13/12" in text
     listed = pytester.runpytest("-p", "no:cacheprovider", "--bg-replay", str(target), "--co", "-q")
     assert "matches/MYdvw1qGuyaRUH__.mat::game-3" in listed.stdout.str()
+
+
+@needs_gnubg
+def test_an_sgf_event_names_its_line_as_one_of_gnubgs_conversion(tmp_path, capsys):
+    base = _self_play(tmp_path, 5, "new session", 1)
+    text = Path(f"{base}.sgf").read_text(encoding="utf-8")
+    match = re.search(r";([BW])\[(\d\d)([a-y]+)\]", text)  # the first play: its dice, then its moves
+    assert match, text[:500]
+    other = "11" if match[2] != "11" else "66"  # dice the recorded moves cannot be played with
+    edited = tmp_path / "edited.sgf"
+    edited.write_text(text[:match.start(2)] + other + text[match.end(2):], encoding="utf-8")
+    assert main(["replay", str(edited)]) in (1, 3)
+    out = capsys.readouterr()
+    shown = [x for x in (out.out + out.err).splitlines() if x.startswith(("ILLEGAL", "ERROR"))]
+    assert shown, out
+    assert all(re.match(rf"[A-Z]+ {re.escape(str(edited))}, line \d+ of its \.mat conversion by GNU Backgammon",
+                        x) for x in shown), shown
