@@ -168,6 +168,8 @@ def test_xgid_cube_is_written_as_its_log2():
 @pytest.mark.parametrize("text,reason", [
     ("QYkq!SAAIAAA", "not_base64"), ("QYkqASAAIAA", "wrong_length"), ("QYkqASAAIAAAA", "wrong_length"),
     ("cAkgASAASAAE", "score_not_below_length"), ("cIkrAQAAAAAE", "bad_field"), ("cAkgAQAAAAAM", "bad_field"),
+    # base64 padding is no character of a Match ID: 'QYkqASAAIAA=' would lose its last byte
+    ("QYkqASAAIAA=", "not_base64"), ("QYkqASAAIA==", "not_base64"),
 ])
 def test_malformed_match_ids_are_refused_with_a_reason(text, reason):
     with pytest.raises(CodecError) as err:

@@ -173,6 +173,8 @@ def _key(text: Any, length: int, name: str) -> int:
         raise CodecError(f"a {name} has {length} characters, {text!r} has {len(text)}", "wrong_length")
     pad = "=" * (-length % 4)
     try:
+        if "=" in text:  # padding is no character of an id: its bits would go missing
+            raise ValueError(text)
         raw = base64.b64decode(text + pad, validate=True)
     except (binascii.Error, ValueError):
         raise CodecError(f"{name} {text!r} is not base64 (A-Z a-z 0-9 + /)", "not_base64") from None
