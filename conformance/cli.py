@@ -114,7 +114,12 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
         chosen = [c for c in chosen if in_profile(c, args.profile)]
     shard = getattr(args, "shard", None)
     if shard is not None:
+        selected = len(chosen)
         chosen = [c for i, c in enumerate(chosen) if shard.owns(i)]
+        if selected and not chosen:
+            err(f"--shard {shard}: this shard has no case: the selection has {selected} case(s);"
+                f" give N at most {selected}")
+            raise CommandExit(EXIT_USAGE)
     if not chosen:
         err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
              f" anchors and tags; tags: {', '.join(sorted(resources.registered_tags()))}")

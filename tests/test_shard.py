@@ -34,6 +34,15 @@ def test_a_shard_that_is_not_k_of_n_is_a_usage_error(capsys, text):
     assert "argument --shard" in capsys.readouterr().err
 
 
+def test_a_shard_left_without_a_case_says_so_naming_shard_exit_2(capsys, tmp_path):
+    code = main(["run", "--engine", "reference", "--case", "bg-27HQ", "--shard", "2/2",
+                 "--report", str(tmp_path / "r.jsonl")])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["bgconf: --shard 2/2: this shard has no case: the selection has 1 case(s); give N at most 1"], err
+    assert not (tmp_path / "r.jsonl").exists()
+
+
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory):
     out = tmp_path_factory.mktemp("shards")
