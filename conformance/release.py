@@ -98,7 +98,8 @@ def add_parser(sub) -> None:
                "  bgconf run --engine gnubg --suite-version 2026.11.0\n\n" + exit_codes({0: "the manifest is written, or already holds this content", 2: "bad command line, no case file, an --out that cannot be written, or a manifest of this version frozen with other content", 3: "a case file has errors (each printed as file:line: case id: message); nothing is written"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", metavar="FILE.json",
-                   help=f"where to write (default releases/{__version__}.json under the current directory)")
+                   help=f"where to write (default {__version__}.json in the suite's releases/ directory, where"
+                        " run --suite-version looks, whatever the current directory)")
     p.add_argument("--cases", action="append", metavar="PATH",
                    help="case files or directories instead of the bundled suite (repeatable)")
     p.set_defaults(func=cmd_release)
@@ -110,7 +111,7 @@ def cmd_release(args) -> int:
     from .cases import USER_SUFFIX, case_files, load_suite
     from .cliutil import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, write_text
 
-    out = Path(args.out or Path("releases") / f"{__version__}.json")
+    out = Path(args.out) if args.out else resources.releases_dir() / f"{__version__}.json"
     check_outputs({"--out": str(out)})
     paths = case_files([Path(p) for p in args.cases] if args.cases else None)
     if not paths:

@@ -111,3 +111,15 @@ def test_a_release_is_frozen_and_a_run_refuses_other_content(tmp_path, capsys):
 def test_an_unknown_release_is_a_usage_error(capsys):
     assert main(["run", "--engine", "reference", "--suite-version", "1999.1.0"]) == 2
     assert "no release '1999.1.0'" in one_error_line(capsys)
+
+
+def test_a_release_written_by_default_is_where_run_suite_version_looks(tmp_path, monkeypatch, capsys):
+    releases = tmp_path / "releases"
+    releases.mkdir()
+    monkeypatch.setattr(resources, "releases_dir", lambda: releases)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # not the project's directory
+    assert main(["release"]) == 0
+    assert (releases / f"{__version__}.json").is_file() and not (elsewhere / "releases").exists()
+    assert main(["run", "--engine", "reference", "--suite-version", __version__, "--case", "bg-27HQ"]) == 0
