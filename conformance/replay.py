@@ -663,8 +663,20 @@ def _judge_record(rec: MatchRecord, ask: bool) -> FileResult:
 
 # -- files -----------------------------------------------------------------------------------
 def record_files(paths: Iterable[str]) -> tuple[list[Path], list[Event]]:
-    """The record files named (a folder stands for its .mat and .sgf files, sorted), and an
-    error event for each name that is neither."""
+    """The record files named (a folder stands for its .mat and .sgf files, sorted), each
+    once however often it is named, and an error event for each name that is neither."""
+    files, problems = _record_paths(paths)
+    seen: set[str] = set()
+    once = []
+    for f in files:
+        key = os.path.realpath(f)
+        if key not in seen:
+            seen.add(key)
+            once.append(f)
+    return once, problems
+
+
+def _record_paths(paths: Iterable[str]) -> tuple[list[Path], list[Event]]:
     files, problems = [], []
     for name in paths:
         p = Path(name)

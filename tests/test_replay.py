@@ -262,6 +262,16 @@ def test_replay_files_walks_the_list_in_order():
     assert seen == [str(f) for f in files] == [r.file for r in out]
 
 
+def test_a_record_named_twice_is_judged_once(tmp_path, capsys):
+    one = KNOWN_ILLEGAL
+    report = tmp_path / "r.jsonl"
+    assert main(["replay", "--quiet", "--report", str(report), str(one), str(MATCHES), str(one)]) == 1
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    files = [x["file"] for x in lines if x["type"] == "file"]
+    assert len(files) == len(set(map(os.path.realpath, files))) == len(list(MATCHES.glob("*.mat")))
+    assert lines[-1]["illegal"] == 1  # the one illegal play of that record, counted once
+
+
 # -- the reading of a written play ------------------------------------------------------------
 @settings(max_examples=150, deadline=None)
 @given(positions(), st.tuples(st.integers(1, 6), st.integers(1, 6)), st.data())
