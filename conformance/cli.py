@@ -18,8 +18,8 @@ from .registry import BUILTIN, entry_point_engines, get_engine
 from .report import case_line, failure_text, footer, header, section_table, summary_line
 from .runner import asked_cases, run_cases, select
 from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, EXIT_OK, EXIT_USAGE,
-                      CommandExit, add_engine_options, check_outputs, count, err, interruptible, open_engine,
-                      positive_int, shard, signal_name, write_text)
+                      CommandExit, add_engine_options, check_outputs, count, err, exit_codes, interruptible,
+                      open_engine, positive_int, shard, signal_name, write_text)
 
 COMMAND_MODULES: list[str] = ["perft", "playout", "fuzz", "diff", "matrix", "export", "release", "replay", "merge"]
 #: the renderings of a run: option -> file suffix of certify's outputs
@@ -800,7 +800,16 @@ def build_parser() -> argparse.ArgumentParser:
     for module in COMMAND_MODULES:
         importlib.import_module(f"conformance.{module}").add_parser(sub)
 
-    eng = sub.add_parser("engines", help="list the engines bgconf knows and whether they are installed")
+    eng = sub.add_parser(
+        "engines", help="list the engines bgconf knows and whether they are installed",
+        description="List every engine bgconf can run (the names --engine takes), with the version installed"
+                    " here, or what is missing and the command that installs it, and what each engine is;"
+                    " then the engines that installed packages register under the bgconf.engines entry point."
+                    " An engine that is started to ask its version is stopped at once.",
+        epilog="examples:\n  bgconf engines\n  bgconf engines | grep 'not installed'\n\n"
+               + exit_codes({0: "the list is printed (an engine that is not installed is a line of the list,"
+                                " not an error)", 2: "bad command line"}),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     eng.set_defaults(func=cmd_engines)
     return parser
 

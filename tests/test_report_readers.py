@@ -61,6 +61,7 @@ def test_matrix_with_case_files_that_do_not_load_prints_each_error_and_exits_3(r
     ("matrix", {0, 2, 3, 130, 143}),
     ("export", {0, 2, 3, 130, 143}),
     ("release", {0, 2, 3, 130, 143}),
+    ("engines", {0, 2, 130, 143}),
 ])
 def test_the_help_documents_the_exit_codes_of_the_command_itself(command, codes, capsys):
     with pytest.raises(SystemExit):
