@@ -324,6 +324,9 @@ def _verify(path: str) -> int:
         return EXIT_USAGE
     head, cases, foot = render._parts(lines)
     problems = []
+    if lines and isinstance(lines[0], dict) and lines[0].get("type") == "replay-header":
+        err(f"--verify {path}: a bgconf replay report; --verify reads the report of a certify or run")
+        return EXIT_USAGE
     if not head:
         err(f"--verify {path}: no header line: not a bgconf report")
         return EXIT_USAGE

@@ -43,6 +43,14 @@ def test_a_replay_report_is_named_as_such_exit_2(run_report, replay_report, tmp_
     assert err == [expected], err
 
 
+def test_certify_verify_names_a_replay_report_exit_2(replay_report, capsys):
+    capsys.readouterr()
+    assert main(["certify", "--verify", str(replay_report)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    expected = f"bgconf: --verify {replay_report}: a bgconf replay report; --verify reads the report of a certify or run"
+    assert err == [expected], err
+
+
 def test_matrix_with_case_files_that_do_not_load_prints_each_error_and_exits_3(run_report, tmp_path, capsys):
     bad = tmp_path / "broken.bgcase.yaml"
     bad.write_text("format: 1\ncases:\n  - id: not-an-id\n")
