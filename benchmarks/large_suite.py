@@ -78,7 +78,7 @@ def _fresh_ids(count: int, rng: random.Random, taken: set[str]) -> list[str]:
 
 
 def _bundled_cases() -> tuple[list[dict], set[str]]:
-    from conformance import resources
+    from conformance.cases import resources
     from conformance.cases import _compose, case_files
 
     raws: list[dict] = []
@@ -92,9 +92,9 @@ def _bundled_cases() -> tuple[list[dict], set[str]]:
 def _generated_case(rng: random.Random, cid: str) -> dict:
     import yaml
 
-    from conformance.fuzz import position_yaml
+    from conformance.commands.fuzz import position_yaml
     from conformance.model import format_play
-    from conformance.strategies import POSITION_BYTES, decode_position
+    from conformance.harness.strategies import POSITION_BYTES, decode_position
     from reference_impl import legal_plays
 
     position, scenario = decode_position(bytes(rng.randrange(256) for _ in range(POSITION_BYTES)))

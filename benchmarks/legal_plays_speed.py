@@ -55,20 +55,20 @@ def _reference_positions():
 def _gnubg_nn():
     import gnubg_nn
 
-    from conformance.adapters.gnubg_nn import _board
+    from conformance.engines.adapters.gnubg_nn import _board
 
     return (lambda board, d1, d2: gnubg_nn.moves(board, d1, d2)), _board
 
 
 def _bgsage():
-    from conformance.adapters.bgsage import _board, _engine
+    from conformance.engines.adapters.bgsage import _board, _engine
 
     possible_moves = _engine()
     return (lambda board, d1, d2: possible_moves(board, d1, d2)), _board
 
 
 def _gym():
-    from conformance.adapters.gym_backgammon import _engine, _game
+    from conformance.engines.adapters.gym_backgammon import _engine, _game
 
     g = _engine()
 
@@ -128,8 +128,8 @@ def main() -> None:
         print(f"{name:<32} {seconds * 1000:>9.2f} {plays:>7} {plays / seconds:>11,.0f} {seconds / ref:>17.2f}")
     print(f"({len(POSITIONS)} positions x 21 rolls; best of {args.repeat})")
 
-    from conformance import fuzz
-    from conformance.adapters.reference import ReferenceEngine
+    from conformance.commands import fuzz
+    from conformance.engines.adapters.reference import ReferenceEngine
 
     # the whole bundled suite, as a user runs it: a fresh process, loading included
     t0 = time.perf_counter()

@@ -2,7 +2,7 @@
 
 Two ways of judging the same plays, side by side in one run, each from the file text:
 
-- **bgconf replay**: ``conformance.replay.read_mat`` (the gammonview library's parser, bgconf's
+- **bgconf replay**: ``conformance.commands.replay.read_mat`` (the gammonview library's parser, bgconf's
   mapping onto the model, every line placed) and ``judge_record`` (every play, no play, cube
   action and result judged by the reference, ``reference_impl.record``).
 - **gammonview's own check**: the library's parser (``gvformat.mat_parser.parse_mat_file``),
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from conformance.model import parse_play
-from conformance.replay import _read_action, _written_moves, judge_record, read_mat, record_files
+from conformance.commands.replay import _read_action, _written_moves, judge_record, read_mat, record_files
 
 DEFAULT = Path(__file__).resolve().parent.parent / "tests" / "data" / "matches"
 

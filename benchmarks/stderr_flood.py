@@ -66,7 +66,7 @@ def stderr_flood(repeat: int, timeout: float) -> None:
 
 def long_line(repeat: int) -> None:
     from conformance.cases import load_suite
-    from conformance.registry import get_engine
+    from conformance.engines.registry import get_engine
 
     os.environ.setdefault("BGCONF_TIMEOUT", "60")
     case = next(c for c in load_suite().cases if c.kind == "legal_plays")

@@ -10,14 +10,16 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from . import __version__, resources
-from .cases import ID_ALPHABET, USER_SUFFIX, Case, load_suite
-from .diagram import board_diagram
-from .engine import EngineNotFound
-from .registry import BUILTIN, entry_point_engines, get_engine
-from .report import case_line, failure_text, footer, header, section_table, summary_line
-from .runner import asked_cases, run_cases, select
-from .cliutil import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, EXIT_OK, EXIT_USAGE,
+from conformance import __version__
+
+from conformance.cases import resources
+from conformance.cases import ID_ALPHABET, USER_SUFFIX, Case, load_suite
+from conformance.harness.diagram import board_diagram
+from conformance.engines.interface import EngineNotFound
+from conformance.engines.registry import BUILTIN, entry_point_engines, get_engine
+from conformance.reports.report import case_line, failure_text, footer, header, section_table, summary_line
+from conformance.harness.runner import asked_cases, run_cases, select
+from conformance.commands.common import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_NO_ENGINE, EXIT_OK, EXIT_USAGE,
                       CommandExit, add_engine_options, check_outputs, count, err, exit_codes, interruptible,
                       open_engine, positive_int, shard, signal_name, write_text)
 
@@ -54,8 +56,8 @@ def _suite_for(args):
     """The loaded suite, or exit: 2 when no case file was found or --suite-version names no
     release, 3 when none loaded or the files are not those of --suite-version."""
     if getattr(args, "suite_version", None):
-        from .cases import case_files
-        from .release import ReleaseError, check_release, find_release
+        from conformance.cases import case_files
+        from conformance.commands.release import ReleaseError, check_release, find_release
 
         try:
             find_release(args.suite_version)
@@ -97,9 +99,9 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
     """Check the outputs, load, select, start the engine, run (the report written case by
     case), apply expectations. SIGINT/SIGTERM stop the run with what was answered.
     Raises CommandExit for every reason the run cannot start."""
-    from .expectations import ExpectationsError, apply_one, load, stale
-    from .profiles import in_profile
-    from .report import ReportWriter, selection
+    from conformance.harness.expectations import ExpectationsError, apply_one, load, stale
+    from conformance.harness.profiles import in_profile
+    from conformance.reports.report import ReportWriter, selection
 
     check_outputs(outputs, directories)
     _check_anchors(args.spec)
@@ -141,14 +143,14 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
     except CommandExit:
         writer.close()
         raise
-    from .cases import CAPABILITIES
+    from conformance.cases import CAPABILITIES
 
     odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
     if odd:
         err(f"warning: engine declares unknown capabilities {', '.join(map(repr, odd))};"
              f" known: {', '.join(sorted(CAPABILITIES))}")
     if getattr(args, "scenarios", False):
-        from .scenarios import variants
+        from conformance.harness.scenarios import variants
 
         chosen = chosen + [v for c in chosen for v in variants(c, info)]
     chosen = asked_cases(chosen, info)
@@ -192,7 +194,7 @@ def _execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] 
 
 def _write_outputs(args, lines, outputs: dict[str, str | None]) -> bool:
     """The renderings other than the report (already written case by case)."""
-    from . import render
+    from conformance.reports import render
 
     profile = args.profile or "complete"
     makers = {
@@ -210,7 +212,7 @@ def _write_outputs(args, lines, outputs: dict[str, str | None]) -> bool:
 
 def _finish(record: RunRecord, code: int) -> int:
     """The exit code: 130/143 when interrupted, else ``code``."""
-    from .cliutil import EXIT_SIGNAL
+    from conformance.commands.common import EXIT_SIGNAL
 
     if record.interrupted:
         err(f"interrupted by {record.interrupted}: {len(record.results)} of {record.footer['selected']}"
@@ -269,7 +271,7 @@ def _narrowed(args) -> list[str]:
 
 
 def cmd_certify(args) -> int:
-    from . import render
+    from conformance.reports import render
 
     if args.verify:
         return verify_certificate(args.verify)
@@ -314,8 +316,8 @@ def _verify(path: str) -> int:
     content hash, a full selection, every case of the profile present once and judged,
     a complete run, and the verdict. Exit 0 when it holds, 1 when it does not, 2 when
     the file cannot be read."""
-    from . import render
-    from .profiles import in_profile
+    from conformance.reports import render
+    from conformance.harness.profiles import in_profile
 
     try:
         lines = render.read_jsonl(path)
@@ -340,7 +342,7 @@ def _verify(path: str) -> int:
                         " the released ones")
     if not picked.get("full"):
         problems.append(f"the run was narrowed ({render.narrowing(picked) or 'selection not recorded'})")
-    from .profiles import PROFILES
+    from conformance.harness.profiles import PROFILES
 
     if profile not in PROFILES:
         err(f"--verify {path}: profile {profile!r} is not one of {', '.join(PROFILES)}")
@@ -383,8 +385,8 @@ def _verify(path: str) -> int:
 
 
 def cmd_expectations(args) -> int:
-    from .expectations import from_report
-    from .render import read_jsonl
+    from conformance.harness.expectations import from_report
+    from conformance.reports.render import read_jsonl
 
     try:
         lines = read_jsonl(args.report)
@@ -397,7 +399,7 @@ def cmd_expectations(args) -> int:
 
 def recheck_on_reference(cases: list[Case]) -> list[str]:
     """Expected values that the reference engine does not reproduce, as messages."""
-    from .adapters.reference import ReferenceEngine
+    from conformance.engines.adapters.reference import ReferenceEngine
 
     from reference_impl import play_check
 
@@ -474,7 +476,7 @@ def cmd_show(args) -> int:
     for a in case.spec:
         print(f"  spec {a}: {clauses.get(a, '')}")
     if case.position is not None:
-        from .model import encode_position_id
+        from conformance.model import encode_position_id
 
         print(board_diagram(case.position, case.dice))
         print(f"  Position ID: {encode_position_id(case.position)}")
@@ -519,7 +521,7 @@ def cmd_new_id(args) -> int:
 
 
 def cmd_engines(args) -> int:
-    from .registry import install_state
+    from conformance.engines.registry import install_state
 
     print(f"{'engine':<15} {'version':<22} state")
     for name, (_factory, text) in BUILTIN.items():
@@ -536,8 +538,8 @@ def cmd_engines(args) -> int:
             except Exception as exc:
                 version, state = None, f"not available: {exc}"
         print(f"{name:<15} {version or '-':<22} {state}\n{'':<15} {text}")
-    from .engine import installed_version
-    from .playout import OPENSPIEL_DIST
+    from conformance.engines.interface import installed_version
+    from conformance.commands.playout import OPENSPIEL_DIST
 
     version = installed_version(OPENSPIEL_DIST)  # played by bgconf playout only: it takes no position
     state = "installed" if version else "not installed: pip install 'bgconf[openspiel]'"
@@ -551,7 +553,7 @@ def cmd_engines(args) -> int:
 def cmd_mutants(args) -> int:
     from collections import defaultdict
 
-    from .mutants import score
+    from conformance.harness.mutants import score
 
     suite = _load(args.cases)
     table: dict = defaultdict(lambda: [0, 0])
@@ -576,8 +578,8 @@ def cmd_mutants(args) -> int:
 def certification_table(engines: list[str]) -> str:
     """The README's certification table: each engine's counts over the whole suite
     and its verdict per profile (certified when every must case passes)."""
-    from . import render
-    from .profiles import in_profile
+    from conformance.reports import render
+    from conformance.harness.profiles import in_profile
 
     suite = load_suite()
     rows = ["| engine | version | cases | pass | fail | errored | unsupported | movement | money | match |",
@@ -608,7 +610,7 @@ def certification_table(engines: list[str]) -> str:
 
 
 def cmd_table(args) -> int:
-    from .registry import install_state
+    from conformance.engines.registry import install_state
 
     def present(name: str) -> bool:  # a third-party or npm engine only when installed
         state = install_state(name)
@@ -640,7 +642,7 @@ def cmd_table(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from .protocol import serve
+    from conformance.engines.protocol import serve
 
     try:
         engine = get_engine(args.engine, isolated=False)
@@ -658,7 +660,7 @@ def cmd_serve(args) -> int:
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
-    from .profiles import PROFILES
+    from conformance.harness.profiles import PROFILES
 
     p.add_argument("--engine", required=not p.prog.endswith("certify"),
                    help="reference, gnubg, \"cmd:COMMAND\" (any program speaking spec/protocol.md), "
@@ -742,7 +744,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.set_defaults(func=cmd_expectations)
 
     def _file_size(text: str) -> int:
-        from .cases import parse_size
+        from conformance.cases import parse_size
 
         try:
             return parse_size(text)
@@ -801,7 +803,7 @@ def build_parser() -> argparse.ArgumentParser:
     import importlib
 
     for module in COMMAND_MODULES:
-        importlib.import_module(f"conformance.{module}").add_parser(sub)
+        importlib.import_module(f"conformance.commands.{module}").add_parser(sub)
 
     eng = sub.add_parser(
         "engines", help="list the engines bgconf knows and whether they are installed",
@@ -821,7 +823,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; returns its exit code (see EXIT_CODES). SIGINT and SIGTERM end
     any command with one line and 130/143, never a traceback; the long commands keep
     what they had answered first."""
-    from .cliutil import EXIT_SIGNAL
+    from conformance.commands.common import EXIT_SIGNAL
 
     for stream in (sys.stdout, sys.stderr):  # an engine's odd text is printed escaped, never a crash
         try:

@@ -9,9 +9,9 @@
 - A failure shows the board diagram, the dice, the spec clause and the missing
   and extra plays; an unsupported case is skipped with the reason.
 - ``--bg-fuzz N`` adds differential fuzzing items (``bgconf-fuzz::KIND[seed=S]``,
-  see ``conformance.fuzz``); with pytest-xdist each worker runs its own shards.
+  see ``conformance.commands.fuzz``); with pytest-xdist each worker runs its own shards.
 - ``--bg-replay PATH`` (repeatable; a record file or a folder of them) adds one item per
-  recorded game, node id ``FILE::game-N``, judged by the reference (``conformance.replay``);
+  recorded game, node id ``FILE::game-N``, judged by the reference (``conformance.commands.replay``);
   it fails with the game's first illegal event or record error.
 """
 
@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from .cases import Case, case_files, load_file
-from .compare import compare
-from .engine import EngineNotFound, EngineStartError
-from .registry import start_engine
-from .report import failure_text
-from .runner import CaseResult, asked_cases, unsupported_reason
+from conformance.cases import Case, case_files, load_file
+from conformance.harness.compare import compare
+from conformance.engines.interface import EngineNotFound, EngineStartError
+from conformance.engines.registry import start_engine
+from conformance.reports.report import failure_text
+from conformance.harness.runner import CaseResult, asked_cases, unsupported_reason
 
 _ENGINES = pytest.StashKey[dict]()
 
@@ -57,8 +57,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_ENGINES] = {}
     config.addinivalue_line("markers", "bgconf: a bgconf conformance case")
-    from . import resources
-    from .cases import KIND_REQUIRES
+    from conformance.cases import resources
+    from conformance.cases import KIND_REQUIRES
 
     for name in sorted(set(resources.registered_tags()) | set(KIND_REQUIRES)):
         config.addinivalue_line("markers", f"{name.replace('-', '_')}: bgconf cases tagged or of kind {name}")
@@ -102,7 +102,7 @@ class BgCaseFile(pytest.File):
             # the file's good cases still run; its problems fail one item of their own
             yield BgLoadErrors.from_parent(self, name="load-errors", errors=errors)
         if self.config.getoption("--bg-scenarios"):
-            from .scenarios import variants
+            from conformance.harness.scenarios import variants
 
             info = _start_engine(self.config, self.config.getoption("--bg-engine") or "reference")[1]
             cases = cases + [v for c in cases for v in variants(c, info)]
@@ -198,7 +198,7 @@ class BgFuzz(pytest.Collector):
         import math
         import os
 
-        from .strategies import KINDS
+        from conformance.harness.strategies import KINDS
 
         shards = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1))
         total = self.config.getoption("--bg-fuzz")
@@ -217,7 +217,7 @@ class BgFuzzItem(pytest.Item):
         self.kind, self.seed, self.examples = kind, seed, examples
 
     def runtest(self) -> None:
-        from .fuzz import CAPABILITY, campaign_report, run_campaign, summary
+        from conformance.commands.fuzz import CAPABILITY, campaign_report, run_campaign, summary
 
         name = self.config.getoption("--bg-engine") or "reference"
         engine, info, _replies = _start_engine(self.config, name)
@@ -252,7 +252,7 @@ class BgReplayItem(pytest.Item):
         self.record_path, self.game = record_path, game
 
     def runtest(self) -> None:
-        from .replay import event_text, judge_record, read_record, RecordError
+        from conformance.commands.replay import event_text, judge_record, read_record, RecordError
 
         cache = self.config.stash.setdefault(_REPLAYS, {})
         key = str(self.record_path)
@@ -281,7 +281,7 @@ _REPLAYS = pytest.StashKey[dict]()
 
 
 def _replay_items(session: pytest.Session, paths: list[str]) -> list:
-    from .replay import RecordError, read_record, record_files
+    from conformance.commands.replay import RecordError, read_record, record_files
 
     files, problems = record_files(paths)
     if problems:
@@ -309,7 +309,7 @@ def pytest_collect_file(file_path: Path, parent):
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     """Add the bundled suite and the fuzzing items (before -k, -m and --deselect filter the items)."""
     if config.getoption("--bg-engine") and not config.getoption("--bg-no-suite"):
-        from .cases import display_path
+        from conformance.cases import display_path
 
         for path in case_files():
             node = BgCaseFile.from_parent(session, path=path, nodeid=display_path(path))

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from conformance.adapters.reference import ReferenceEngine
+from conformance.engines.adapters.reference import ReferenceEngine
 
 mode = sys.argv[1]
 engine = ReferenceEngine()

@@ -1,8 +1,8 @@
 """Deliberately wrong engines for the project's own tests (selected as
 python:engines_for_tests:NAME)."""
 
-from conformance.adapters.reference import ReferenceEngine
-from conformance.mutants import mutant
+from conformance.engines.adapters.reference import ReferenceEngine
+from conformance.harness.mutants import mutant
 
 
 class Crashing(ReferenceEngine):
@@ -98,7 +98,7 @@ def started_or_skip(make, require: str, what: str):
 
     import pytest
 
-    from conformance.adapters import EngineUnavailable
+    from conformance.engines.adapters import EngineUnavailable
 
     try:
         engine = make()

@@ -87,7 +87,7 @@ class Engine:
     def __init__(self, args):
         self.args = args
         self.log_fd = os.open(args.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644) if args.log else None
-        from conformance.adapters.reference import ReferenceEngine
+        from conformance.engines.adapters.reference import ReferenceEngine
 
         self.reference = ReferenceEngine()
         self.requests = 0  # run requests this process has read

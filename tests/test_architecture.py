@@ -1,8 +1,9 @@
-"""Imports point down only: command line and plugin > harness > reference engine > model.
+"""Imports point down only: command line and plugin > commands > reports > harness > cases >
+engines > model, and the reference engine on the model alone.
 
-The layers of conformance/ and of conformance.model are import-linter contracts in
-pyproject.toml ([tool.importlinter]); every module of conformance/ must be given a layer
-there. Imports inside functions count like any other.
+The folders of conformance/ are the layers, and each folder's modules have their own order: the
+import-linter contracts of pyproject.toml ([tool.importlinter]); every module must be given its
+place there. Imports inside functions count like any other.
 """
 
 import shutil
@@ -34,8 +35,8 @@ def test_the_reference_engine_imports_only_the_model():
 
 def test_the_engine_interface_names_no_engine():
     graph = grimp.build_graph("conformance", "reference_impl", cache_dir=None)
-    assert not graph.find_modules_directly_imported_by("conformance.engine")
-    assert "conformance.registry" not in graph.find_upstream_modules("conformance.engine")
+    assert not graph.find_modules_directly_imported_by("conformance.engines.interface")
+    assert "conformance.engines.registry" not in graph.find_upstream_modules("conformance.engines.interface")
 
 
 def test_the_position_imports_no_codec():
@@ -44,7 +45,7 @@ def test_the_position_imports_no_codec():
 
 
 @pytest.mark.parametrize("module, line", [
-    ("engine.py", "from .cli import main"),                     # the harness importing the command line
+    ("harness/runner.py", "from conformance.cli import main"),  # the harness importing the command line
     ("model/position.py", "from .gnubg_id import decode_position_id"),  # the position importing a codec
 ])
 def test_an_upward_import_inside_a_function_breaks_a_contract(tmp_path, module, line):

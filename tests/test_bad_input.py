@@ -11,7 +11,9 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from conformance import cases as cases_module, strategies
+from conformance import cases as cases_module
+
+from conformance.harness import strategies
 from conformance.cases import ALIAS_MESSAGE, DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_ENV, load_file, load_suite
 from conformance.cli import main
 

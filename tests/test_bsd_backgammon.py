@@ -1,4 +1,4 @@
-"""BSD backgammon as an engine (conformance/adapters/bsd_backgammon.py): play checks typed at
+"""BSD backgammon as an engine (conformance/engines/adapters/bsd_backgammon.py): play checks typed at
 its Move: prompt and the play its computer chooses, from crafted save files.
 
 The save-file and typing helpers are tested everywhere; the game itself is skipped when it
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from engines_for_tests import started_or_skip
 
-from conformance.adapters import EngineUnavailable
-from conformance.adapters.bsd_backgammon import RED, WHITE, save_file, spellings
+from conformance.engines.adapters import EngineUnavailable
+from conformance.engines.adapters.bsd_backgammon import RED, WHITE, save_file, spellings
 from conformance.model import Position, play_to_position
 from reference_impl import legal_plays
 
@@ -67,7 +67,7 @@ def test_a_play_is_typed_one_die_per_move_in_every_order():
 
 @pytest.fixture(scope="module")
 def bsd():
-    from conformance.adapters.bsd_backgammon import BsdBackgammonEngine
+    from conformance.engines.adapters.bsd_backgammon import BsdBackgammonEngine
 
     engine = started_or_skip(lambda: BsdBackgammonEngine(), "BGCONF_REQUIRE_BSD_BACKGAMMON", "BSD backgammon")
     yield engine
@@ -111,7 +111,7 @@ def test_what_it_cannot_be_asked_is_unsupported(bsd):
 
 
 def test_a_program_that_is_not_the_game_errors_the_request_and_leaves_nothing(tmp_path):
-    from conformance.adapters.bsd_backgammon import BsdBackgammonEngine
+    from conformance.engines.adapters.bsd_backgammon import BsdBackgammonEngine
 
     try:
         fake = BsdBackgammonEngine(program=sys.executable, timeout=2)
@@ -123,7 +123,7 @@ def test_a_program_that_is_not_the_game_errors_the_request_and_leaves_nothing(tm
 
 def test_a_killed_terminal_program_takes_its_children_with_it():
     pytest.importorskip("pexpect")
-    from conformance.process import TerminalProcess
+    from conformance.engines.process import TerminalProcess
 
     proc = TerminalProcess(["/bin/sh", "-c", "sleep 300 & echo started; sleep 300"])
     assert proc.expect(["started"], timeout=10) == 0

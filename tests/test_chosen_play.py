@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cases import load_suite
-from conformance.compare import compare
-from conformance.runner import asked_cases, chosen_play_case
+from conformance.harness.compare import compare
+from conformance.harness.runner import asked_cases, chosen_play_case
 
 HERE = Path(__file__).parent
 SUITE = load_suite()
@@ -94,7 +94,7 @@ def test_malformed_answers_are_errored_naming_the_value(result, words):
 def test_counted_cases_are_judged_on_the_full_legal_set():
     """A case that lists only a count is judged on the reference's set (bgconf validate
     checks it has that count)."""
-    from conformance.compare import legal_set
+    from conformance.harness.compare import legal_set
 
     counted = [c for c in LEGAL if c.expected.exact is None]
     assert counted
@@ -121,7 +121,7 @@ def test_fuzzing_a_chooser_finds_and_shrinks_an_illegal_choice():
     chosen-play form."""
     from engines_for_tests import chooser_no_larger_die
 
-    from conformance.fuzz import campaign_report, run_campaign
+    from conformance.commands.fuzz import campaign_report, run_campaign
 
     camp = run_campaign(chooser_no_larger_die(), "chooser", "chosen_play", 300, 0)
     assert camp.findings, "the smaller-die chooser was not caught"
@@ -136,7 +136,7 @@ def test_fuzzing_a_chooser_finds_and_shrinks_an_illegal_choice():
 def test_fuzzing_a_correct_chooser_finds_nothing():
     from engines_for_tests import chooser
 
-    from conformance.fuzz import run_campaign
+    from conformance.commands.fuzz import run_campaign
 
     camp = run_campaign(chooser(), "chooser", "chosen_play", 200, 1)
     assert not camp.findings and camp.positions == 200

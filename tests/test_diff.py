@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.report import load_report
+from conformance.reports.report import load_report
 
 HERE = Path(__file__).parent
 MUTANT = "python:engines_for_tests:no_larger_die"  # forgets spec: move.larger-die

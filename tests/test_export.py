@@ -7,12 +7,14 @@ import shutil
 import jsonschema
 import pytest
 
-from conformance import __version__, resources
+from conformance import __version__
+
+from conformance.cases import resources
 from conformance.cli import main
 from conformance.cases import load_suite
 from conformance.model import Position, decode_position_id, decode_xgid, other, play_to_position
-from conformance.protocol import PROTOCOL
-from conformance.adapters.reference import ReferenceEngine
+from conformance.engines.protocol import PROTOCOL
+from conformance.engines.adapters.reference import ReferenceEngine
 
 
 def schema(name):

@@ -26,7 +26,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance import resources
+from conformance.cases import resources
 
 HERE = Path(__file__).parent
 CASES = HERE / "fault_cases.bgcase.yaml"

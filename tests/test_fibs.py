@@ -30,7 +30,7 @@ from conformance.model import (
 )
 from conformance.model.fibs import with_orientation
 from conformance.model.play import play_to_position
-from conformance.strategies import dice, positions
+from conformance.harness.strategies import dice, positions
 from reference_impl import legal_plays
 
 FIBS_EXAMPLE = ("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1"
@@ -138,7 +138,7 @@ def test_bad_lines_are_refused_naming_the_field(line, message):
 # -- GNU Backgammon's external interface as the independent reader ---------------------------
 @pytest.fixture(scope="module")
 def external():
-    from conformance.adapters.gnubg_external import GnubgExternalEngine
+    from conformance.engines.adapters.gnubg_external import GnubgExternalEngine
 
     engine = started_or_skip(lambda: GnubgExternalEngine(), "BGCONF_REQUIRE_GNUBG", "GNU Backgammon")
     yield engine
@@ -148,7 +148,7 @@ def external():
 def _gnubg_reads(external, board: FibsBoard, line: str) -> None:
     """gnubg's answer to ``line`` fits ``board``: a legal play for the side on turn with its
     dice, take/drop/beaver under a pending double, double/roll before a roll."""
-    from conformance.adapters.gnubg_external import gnubg_play_notation
+    from conformance.engines.adapters.gnubg_external import gnubg_play_notation
 
     answer = external._ask(line)
     if board.doubled or not any(board.may_double.values()):

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from conformance import fuzz
-from conformance.adapters.reference import ReferenceEngine
+from conformance.commands import fuzz
+from conformance.engines.adapters.reference import ReferenceEngine
 from conformance.cases import load_file, load_suite
 from conformance.cli import main
-from conformance.compare import compare
+from conformance.harness.compare import compare
 from conformance.model import BAR, OFF, check_sides
-from conformance.mutants import mutant
-from conformance.strategies import (
+from conformance.harness.mutants import mutant
+from conformance.harness.strategies import (
     SCENARIOS, cubes, decode_example, example_size, examples, finished_positions, matches, positions, rolls,
     rule_dicts,
 )

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.adapters.reference import ReferenceEngine
+from conformance.engines.adapters.reference import ReferenceEngine
 from conformance.cases import load_file, load_suite
-from conformance.compare import compare
+from conformance.harness.compare import compare
 from conformance.model import Match, NotationError, Position, effective_rules, format_play, parse_event, swap_event
-from conformance.runner import run_cases
-from conformance.scenarios import variants
+from conformance.harness.runner import run_cases
+from conformance.harness.scenarios import variants
 from reference_impl import legal_plays
 from reference_impl.events import replay
 

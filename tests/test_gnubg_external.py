@@ -1,4 +1,4 @@
-"""GNU Backgammon's external interface as an engine (conformance/adapters/gnubg_external.py):
+"""GNU Backgammon's external interface as an engine (conformance/engines/adapters/gnubg_external.py):
 it chooses a play for FIBS board lines sent over a local socket.
 
 Skipped when gnubg is not installed, unless BGCONF_REQUIRE_GNUBG=1 (CI)."""
@@ -19,7 +19,7 @@ from conformance.model import Position, play_to_position
 
 @pytest.fixture
 def external():
-    from conformance.adapters.gnubg_external import GnubgExternalEngine
+    from conformance.engines.adapters.gnubg_external import GnubgExternalEngine
 
     engine = started_or_skip(lambda: GnubgExternalEngine(timeout=5), "BGCONF_REQUIRE_GNUBG", "GNU Backgammon")
     yield engine

@@ -14,10 +14,10 @@ import random
 
 import pytest
 
-from conformance.adapters.reference import ReferenceEngine
+from conformance.engines.adapters.reference import ReferenceEngine
 from conformance.cases import load_suite
 from conformance.model import CUBE_ACTIONS, MOMENTS, RULE_DEFAULTS
-from conformance.runner import run_cases
+from conformance.harness.runner import run_cases
 
 from test_gnubg import gnubg  # noqa: F401  (the shared GNU Backgammon fixture)
 

@@ -15,7 +15,7 @@ import pytest
 
 from browser import chromium
 from conformance.cli import main
-from conformance.report import load_report
+from conformance.reports.report import load_report
 
 HERE = Path(__file__).parent
 ENGINES = {"reference": "reference", "no-larger-die": "python:engines_for_tests:no_larger_die",

@@ -8,7 +8,7 @@ from conformance.model import (
     apply_steps, decode_match_id, decode_position_id, decode_xgid_state, encode_match_id, encode_position_id,
     encode_state_dict, encode_xgid_state, format_play, notation_to_position, parse_dice, parse_play,
 )
-from conformance.strategies import dice, id_states, positions
+from conformance.harness.strategies import dice, id_states, positions
 from reference_impl import legal_plays
 
 

@@ -4,8 +4,8 @@ at least one must case of the bundled suite."""
 import pytest
 
 from conformance.cases import load_suite
-from conformance.mutants import MUTANTS, MutantEngine, mutated_rules
-from conformance.runner import run_cases
+from conformance.harness.mutants import MUTANTS, MutantEngine, mutated_rules
+from conformance.harness.runner import run_cases
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ def test_help_teaches(capsys):
 
 
 def test_spec_anchor_from_the_rule_involved():
-    from conformance.playout import anchors_for
+    from conformance.commands.playout import anchors_for
 
     assert anchors_for((6, 5), [], ["must-use-larger-die"], 1) == ["move.larger-die"]
     assert anchors_for((6, 5), [((25, 19), (19, 14))], [], 1) == ["move.maximum-dice", "bar.entry-point"]
@@ -47,7 +47,7 @@ def test_spec_anchor_from_the_rule_involved():
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from conformance import playout  # noqa: E402
+from conformance.commands import playout  # noqa: E402
 from conformance.cases import load_file  # noqa: E402
 from reference_impl import legal_plays  # noqa: E402
 
@@ -224,7 +224,7 @@ def test_cli_run_report_and_cases(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def pgx_engine():
     pytest.importorskip("pgx", reason="pgx not installed (pip install 'bgconf[pgx]')")
-    from conformance.adapters.pgx import load_engine
+    from conformance.engines.adapters.pgx import load_engine
 
     return load_engine()
 
@@ -234,8 +234,8 @@ def test_pgx_playout_finds_its_mask_bugs_and_replays(pgx_engine, tmp_path):
     known ones (plays using fewer dice than the rules require, or the smaller die), each a ready
     case that loads and passes on the reference; a game replays alone to the same end."""
     from conformance.cases import load_file
-    from conformance.runner import run_cases
-    from conformance.adapters.reference import ReferenceEngine
+    from conformance.harness.runner import run_cases
+    from conformance.engines.adapters.reference import ReferenceEngine
 
     totals = playout.Totals()
     records = [playout.play_game_pgx(pgx_engine, 1, n, totals) for n in (1, 2)]

@@ -81,7 +81,7 @@ def test_serve_answers_the_handshake_and_stops():
 def test_messages_both_ways_match_the_protocol_schema():
     import jsonschema
 
-    from conformance import resources
+    from conformance.cases import resources
     from conformance.cases import load_suite
 
     schema = json.loads((resources.spec_dir() / "schema" / "protocol.schema.json").read_text())
@@ -119,7 +119,7 @@ def test_a_run_cut_short_says_incomplete(tmp_path):
 def test_a_slow_start_is_allowed_the_start_timeout_only():
     """An engine that takes 2 s to answer start: refused with a 1 s start timeout, started with a
     1 s per-request timeout and the default start timeout (10 s)."""
-    from conformance.protocol import CommandEngine, ProtocolError
+    from conformance.engines.protocol import CommandEngine, ProtocolError
 
     script = ("import json, sys, time\nsys.stdin.readline(); time.sleep(2)\n"
               "print(json.dumps({'protocol': 1, 'engine': {'name': 'slow', 'version': '1'},"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.engine import EngineStartError, as_engine
-from conformance.registry import get_engine
+from conformance.engines.interface import EngineStartError, as_engine
+from conformance.engines.registry import get_engine
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "python"
 

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.model import OFF, Position, apply_steps
-from conformance.strategies import dice, positions
+from conformance.harness.strategies import dice, positions
 from reference_impl import legal_plays, play_check
 from reference_impl.movegen import step_error
 

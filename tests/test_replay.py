@@ -19,8 +19,8 @@ pytest.importorskip("gvformat", reason="bgconf replay needs the gammonview libra
 
 from conformance.cli import main  # noqa: E402
 from conformance.model import Cube, Match, Position, RULE_DEFAULTS  # noqa: E402
-from conformance.replay import judge_record, read_mat, read_record, replay_files  # noqa: E402
-from conformance.strategies import positions  # noqa: E402
+from conformance.commands.replay import judge_record, read_mat, read_record, replay_files  # noqa: E402
+from conformance.harness.strategies import positions  # noqa: E402
 from reference_impl import legal_plays  # noqa: E402
 from reference_impl.game import result_points  # noqa: E402
 from reference_impl.record import counted_points, crawford_states, recorded_play  # noqa: E402
@@ -228,8 +228,8 @@ def test_cli_errors_name_file_and_line_and_the_other_files_go_on(tmp_path, capsy
 
 def test_cli_exit_1_report_and_cases_for_the_illegal_play(tmp_path, capsys):
     from conformance.cases import load_file
-    from conformance.compare import compare
-    from conformance.adapters.reference import ReferenceEngine
+    from conformance.harness.compare import compare
+    from conformance.engines.adapters.reference import ReferenceEngine
 
     report, cases = tmp_path / "r.jsonl", tmp_path / "found.bgcase.yaml"
     code = main(["replay", "--report", str(report), "--write-cases", str(cases), str(MATCHES)])

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.fuzz import run_campaign
-from conformance.mutants import mutant
-from conformance.report import load_report
-from conformance.shard import Shard
+from conformance.commands.fuzz import run_campaign
+from conformance.harness.mutants import mutant
+from conformance.reports.report import load_report
+from conformance.harness.shard import Shard
 
 HERE = Path(__file__).parent
 

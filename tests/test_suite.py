@@ -5,11 +5,11 @@ from collections import Counter
 
 import pytest
 
-from conformance import resources
-from conformance.adapters.reference import ReferenceEngine
+from conformance.cases import resources
+from conformance.engines.adapters.reference import ReferenceEngine
 from conformance.cases import load_suite
-from conformance.runner import run_cases
-from conformance.scenarios import _swapped
+from conformance.harness.runner import run_cases
+from conformance.harness.scenarios import _swapped
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The third-party engine adapters (conformance/adapters/, conformance.registry.THIRD_PARTY).
+"""The third-party engine adapters (conformance/engines/adapters/, conformance.engines.registry.THIRD_PARTY).
 
 Per engine, skipped when its distribution is not installed (``pip install 'bgconf[NAME]'``):
 
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.compare import _engine_plays
-from conformance.registry import NPM, THIRD_PARTY, get_engine, install_state
+from conformance.harness.compare import _engine_plays
+from conformance.engines.registry import NPM, THIRD_PARTY, get_engine, install_state
 from conformance.model import Position
 from reference_impl import legal_plays
 
@@ -127,7 +127,7 @@ EXPECTATIONS = Path(__file__).resolve().parent.parent / "expectations"
 def test_whole_suite_equals_the_recorded_expectations(name, tmp_path):
     """The engine's run of the whole suite fails exactly the cases its expectations file lists
     (each is xfail, none xpass, no stale id) and passes or leaves unsupported all others."""
-    from conformance.expectations import load
+    from conformance.harness.expectations import load
 
     _need(name)
     expected = load(EXPECTATIONS / f"{name}.yaml")
@@ -269,7 +269,7 @@ def test_not_installed_answers_errored_with_the_install_command(name, monkeypatc
     module = importlib.import_module(THIRD_PARTY[name][0])
     for imported in _IMPORTS[name]:
         monkeypatch.setitem(sys.modules, imported, None)  # import fails as if not installed
-    import conformance.adapters.third_party as base
+    import conformance.engines.adapters.third_party as base
 
     monkeypatch.setattr(base, "installed_version", lambda dist: None)
     if hasattr(module, "installed_version"):
@@ -292,8 +292,8 @@ def test_not_installed_answers_errored_with_the_install_command(name, monkeypatc
 def test_an_npm_engine_not_installed_names_the_npm_command(monkeypatch, tmp_path, capsys):
     """Without its node_modules an npm engine does not start, and it and bgconf engines say how to
     install it."""
-    from conformance import registry
-    from conformance.adapters import EngineUnavailable
+    from conformance.engines import registry
+    from conformance.engines.adapters import EngineUnavailable
     from conformance.cli import main
 
     monkeypatch.setattr(registry, "NPM_DIR", tmp_path)

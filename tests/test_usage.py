@@ -4,7 +4,7 @@ paths and selections are checked before any work (exit 2), never with a tracebac
 
 import pytest
 
-import conformance.registry
+import conformance.engines.registry
 from conformance.cli import main
 
 ENGINE_COMMANDS = [
@@ -31,12 +31,12 @@ def test_an_unknown_engine_is_exit_4_with_the_same_line_everywhere(capsys, comma
         args += ["--out", str(tmp_path)]
     assert main(args) == 4
     assert one_line(capsys) == ("bgconf: unknown engine 'no-such-engine'; known: " +
-                                ", ".join(sorted(conformance.registry.BUILTIN)) + ", or python:module:factory")
+                                ", ".join(sorted(conformance.engines.registry.BUILTIN)) + ", or python:module:factory")
 
 
 @pytest.mark.parametrize("command", ENGINE_COMMANDS, ids=lambda c: c[0])
 def test_an_uninstalled_engine_is_exit_4_with_the_install_command(capsys, monkeypatch, command, tmp_path):
-    monkeypatch.setattr(conformance.registry, "installed_version", lambda dist: None)
+    monkeypatch.setattr(conformance.engines.registry, "installed_version", lambda dist: None)
     args = [command[0], "--engine", "bgsage", *command[1:]]
     if command[0] == "certify":
         args += ["--out", str(tmp_path)]
@@ -92,8 +92,8 @@ def test_selections_with_no_case_are_exit_2(capsys, tmp_path):
 @pytest.mark.parametrize("option", ["--report", "--junit", "--markdown", "--html", "--badge"])
 def test_an_output_that_cannot_be_written_stops_before_the_engine_starts(capsys, monkeypatch, tmp_path, option):
     started = []
-    real = conformance.registry.start_engine
-    monkeypatch.setattr(conformance.registry, "start_engine", lambda *a, **k: started.append(a) or real(*a, **k))
+    real = conformance.engines.registry.start_engine
+    monkeypatch.setattr(conformance.engines.registry, "start_engine", lambda *a, **k: started.append(a) or real(*a, **k))
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     assert main(["run", "--engine", "reference", "--case", "bg-C3Z8", option, str(blocker / "out")]) == 2

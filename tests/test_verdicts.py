@@ -6,10 +6,10 @@ import json
 import shlex
 import sys
 
-from conformance import render
+from conformance.reports import render
 from conformance.cli import certification_table, main
-from conformance.engine import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
-from conformance.report import header, selection
+from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
+from conformance.reports.report import header, selection
 
 
 def lines_with(*cases, foot=True, chosen=None):
@@ -74,7 +74,7 @@ def test_the_readme_table_certifies_an_engine_that_passes():
 
 def test_a_refusal_case_fails_an_engine_that_decodes_the_input_and_errors_one_that_crashes():
     from conformance.cases import load_suite
-    from conformance.compare import compare
+    from conformance.harness.compare import compare
 
     case = load_suite().by_id()["bg-FBQY"]  # an 11-character Match ID
     assert compare(case, {"result": {"refused": "wrong_length", "message": "11 characters"}}).status == "pass"
@@ -88,7 +88,7 @@ def test_a_refusal_case_fails_an_engine_that_decodes_the_input_and_errors_one_th
 
 def test_a_match_id_answer_is_judged_field_by_field():
     from conformance.cases import load_suite
-    from conformance.compare import compare
+    from conformance.harness.compare import compare
     from conformance.model import decode_match_id
 
     case = load_suite().by_id()["bg-7DGK"]  # BGBlitz's QYnoAGAAGAAE, dice written 1 then 2
@@ -101,7 +101,7 @@ def test_a_match_id_answer_is_judged_field_by_field():
     assert out.status == "fail" and "cube is" in out.message
     # an XGID whose cube is written as its value (8) instead of log2 (3) fails on the cube
     xcase = load_suite().by_id()["bg-NMTA"]
-    from conformance.adapters.reference import ReferenceEngine
+    from conformance.engines.adapters.reference import ReferenceEngine
 
     good = ReferenceEngine().run(xcase.request())["result"]
     assert compare(xcase, {"result": good}).status == "pass"

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         import reference_impl.game
         import reference_impl.movegen
         import reference_impl.perft
-        from conformance.adapters.reference import ReferenceEngine
+        from conformance.engines.adapters.reference import ReferenceEngine
     except Exception as exc:  # noqa: BLE001
         print(f"{MARK} incompetent: the engine does not load: {type(exc).__name__}: {exc}")
         return EXIT_NOT_RUN
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_NOT_RUN
 
     from conformance.cases import load_suite
-    from conformance.runner import run_cases
+    from conformance.harness.runner import run_cases
 
     suite = load_suite()
     if suite.errors or not suite.cases:

@@ -1,0 +1,271 @@
+"""What every ``bgconf`` command shares: exit codes, checked numeric options, output
+paths checked before any work starts, starting an engine with one message for every
+way it can fail, and stopping cleanly on SIGINT or SIGTERM.
+
+Exit codes (``EXIT_CODES`` is the text ``--help`` shows):
+
+- 0 nothing failed; 1 a case failed, errored or timed out, or the run is incomplete;
+- 2 bad command line (also an output path that cannot be written, a selection with
+  no case); 3 a case file has errors; 4 the engine is unknown, not installed or could
+  not start; 130 interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
+EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}
+EXIT_CODES = """exit codes:
+  0    every selected case passed or was unsupported (validate: every file is valid)
+  1    at least one case failed, errored or timed out, the run is incomplete (the
+       engine was given up), or an expectations file is out of date (xpass, stale
+       id); this wins over 3
+  2    bad command line: an unknown option, a number out of range, an unknown case
+       id or spec anchor, a selection or directory with no case, an output path
+       that cannot be written (checked before the engine starts)
+  3    a case file has errors (each is printed as file:line: case id: message);
+       the cases that did load were still run; or the case files are not those
+       of --suite-version (nothing is run)
+  4    the engine is unknown, not installed, or could not be started
+  130  interrupted (SIGINT, Ctrl-C): what was answered is kept, the report ends
+       with a footer marked interrupted
+  143  stopped by SIGTERM, likewise
+"""
+
+
+def exit_codes(codes: dict[int, str]) -> str:
+    """The ``exit codes:`` block of a command's ``--help`` for the commands that do not
+    run cases (diff, merge, matrix, export, release): ``codes`` maps each code the
+    command can return to what it means there; 130 and 143 (interrupted) are added.
+    Shape: the same columns as ``EXIT_CODES``, wrapped at 80 characters."""
+    import textwrap
+
+    codes = {**codes, 130: "interrupted (SIGINT, Ctrl-C); an output being written may be partial",
+             143: "stopped by SIGTERM, likewise"}
+    lines = ["exit codes:"]
+    for code, text in codes.items():
+        wrapped = textwrap.wrap(text, 73)
+        lines.append(f"  {code:<4} {wrapped[0]}")
+        lines.extend(f"       {more}" for more in wrapped[1:])
+    return "\n".join(lines) + "\n"
+
+
+def err(message: str) -> None:
+    """One line on stderr, prefixed ``bgconf:``."""
+    print(f"bgconf: {message}", file=sys.stderr, flush=True)
+
+
+class CommandExit(Exception):
+    """Stop the command with ``code`` (the message, if any, is already printed)."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+# -- numeric options, checked by argparse ---------------------------------------------------
+def positive_float(text: str) -> float:
+    """A finite number > 0 (argparse type): rejects 0, -1, nan, inf."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number greater than 0")
+    return value
+
+
+def timeout_seconds(text: str) -> float:
+    """A timeout: a finite number > 0 and at most one day (argparse type)."""
+    value = positive_float(text)
+    if value > 86400:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than a day (86400 s)")
+    return value
+
+
+def _int(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least {least}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number >= 1 (argparse type)."""
+    return _int(text, 1)
+
+
+def count(text: str) -> int:
+    """A whole number >= 0 (argparse type)."""
+    return _int(text, 0)
+
+
+def shard(text: str):
+    """``K/N`` (argparse type) -> ``shard.Shard``: this job's part of a campaign."""
+    from conformance.harness.shard import Shard
+
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--timeout`` and ``--max-restarts``, for every command that runs an engine behind
+    the protocol (spec/protocol.md, Faults)."""
+    parser.add_argument("--timeout", type=timeout_seconds, metavar="S",
+                        help="seconds per request for engines behind the protocol (default 10, or BGCONF_TIMEOUT)")
+    parser.add_argument("--max-restarts", type=positive_int, metavar="N",
+                        help="give the engine up after N consecutive failures (crash, hang, protocol fault,"
+                             " failed restart); the remaining cases are errored and the run is incomplete"
+                             " (default 3, or BGCONF_MAX_RESTARTS)")
+
+
+# -- output paths ---------------------------------------------------------------------------
+def output_problem(path: str | Path, directory: bool = False) -> str | None:
+    """Why ``path`` cannot be written, or None. Missing folders are allowed when the
+    nearest existing one is a writable folder (they are created when written)."""
+    try:
+        return _output_problem(Path(path), str(path), directory)
+    except OSError as exc:  # a name too long, a symlink loop...
+        return exc.strerror or str(exc)
+
+
+def _output_problem(target: Path, path: str, directory: bool) -> str | None:
+    if path.strip() == "":
+        return "an empty path"
+    if target.is_symlink() and not target.exists():
+        return f"{path} is a link to nothing"
+    if target.exists():
+        if directory and not target.is_dir():
+            return f"{path} exists and is not a directory"
+        if not directory and target.is_dir():
+            return f"{path} is a directory"
+        if not directory and not os.access(target, os.W_OK):
+            return f"{path} is not writable"
+    folder = target if directory and target.is_dir() else target.parent
+    while not folder.exists():
+        if folder.is_symlink():
+            return f"{folder} is a link to nothing"
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a directory"
+    try:  # try for real: os.access says yes to root even on a read-only file system
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return f"cannot write in {folder}: {exc.strerror or exc}"
+    return None
+
+
+def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> None:
+    """Check every output path (option name -> path) before any work starts; print one
+    line and raise CommandExit(2) for the first that cannot be written."""
+    seen: dict[str, str] = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        try:
+            key = os.path.realpath(path)
+        except (OSError, ValueError):
+            key = str(path)
+        if key in seen:
+            err(f"{option} {path}: the same file as {seen[key]}; give each output its own path")
+            raise CommandExit(EXIT_USAGE)
+        seen[key] = option
+        problem = output_problem(path, directory=option in directories)
+        if problem:
+            err(f"{option} {path}: cannot write there: {problem}")
+            raise CommandExit(EXIT_USAGE)
+
+
+def write_text(option: str, path: str | Path, text: str) -> bool:
+    """Write an output file (creating its folders); on failure print one line and
+    return False, so that the other outputs are still written."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+        return True
+    except OSError as exc:
+        err(f"{option} {path}: could not be written: {exc.strerror or exc}")
+        return False
+
+
+# -- engines -------------------------------------------------------------------------------
+def open_engine(name: str, timeout: float | None = None, max_restarts: int | None = None):
+    """``registry.start_engine`` with the one-line message and exit code of each failure:
+    a malformed engine name exits 2; an unknown engine, one not installed, or one that
+    cannot start exits 4. Returns (engine, info)."""
+    from conformance.engines.interface import BadEngineName, EngineNotFound, EngineStartError
+    from conformance.engines.registry import start_engine
+
+    try:
+        return start_engine(name, timeout=timeout, max_restarts=max_restarts)
+    except BadEngineName as exc:
+        err(str(exc))
+        raise CommandExit(EXIT_USAGE) from None
+    except (EngineNotFound, EngineStartError) as exc:
+        err(str(exc))
+        raise CommandExit(EXIT_NO_ENGINE) from None
+
+
+# -- interruption ----------------------------------------------------------------------------
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived; ``name`` says which, ``code`` is the exit code."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+        self.code = EXIT_SIGNAL[name]
+
+
+def signal_name(exc: BaseException) -> str:
+    """``SIGINT`` or ``SIGTERM`` for an interruption (a bare KeyboardInterrupt is SIGINT)."""
+    return exc.name if isinstance(exc, Interrupted) else "SIGINT"
+
+
+_depth = 0
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGINT and SIGTERM raise Interrupted in the main thread; once one has arrived the
+    next ones are ignored until the outermost block ends, so the clean-up (killing the
+    engine, writing the footer) is not cut short. Nested blocks share the outermost
+    one's handlers, which are restored when it ends."""
+    global _depth
+
+    def handler(signum, _frame):
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        raise Interrupted(signal.Signals(signum).name)
+
+    if _depth:
+        yield
+        return
+    try:
+        previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        for s, h in previous.items():
+            signal.signal(s, h)

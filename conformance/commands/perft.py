@@ -1,0 +1,205 @@
+"""Perft and bisect through any engine's legal plays (spec/perft.md).
+
+``engine_perft`` counts the bgperft-1 tree level by level, asking the engine
+for the legal plays of every distinct (position, roll) once, so that an engine
+without a perft of its own can be counted, and compared with the reference.
+``bisect`` walks the same tree and stops at the first position and roll where
+the engine's legal plays differ from the reference's.
+
+Commands: ``bgconf perft POSITION --depth D [--divide] [--engine E]`` and
+``bgconf bisect --engine E [POSITION] --depth D``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+
+from conformance.harness.compare import BadAnswer, _engine_plays
+from conformance.model import ModelError, Position, decode_position_id, decode_xgid, encode_position_id, format_play
+
+from reference_impl.perft import ROLL_SETS, ROLLS_21, _finished  # one definition of bgperft-1
+
+WEIGHTS = {name: dict(weighted) for name, weighted in ROLL_SETS.items()}
+
+
+def parse_position(text: str) -> Position:
+    """``start``, a 14-character Position ID (x on roll), or an ``XGID=...``.
+    Raises ModelError."""
+    if text == "start":
+        return Position.start()
+    if text.startswith("XGID="):
+        return decode_xgid(text)
+    return decode_position_id(text)
+
+
+def _ask(engine, pairs: list[tuple[Position, tuple[int, int]]]) -> list[dict[Position, str]]:
+    requests = [{"kind": "legal_plays", "case": "perft", "rules": {}, "position": p.to_wire(), "dice": list(r)}
+                for p, r in pairs]
+    out = []
+    for (p, r), reply in zip(pairs, engine.run_batch(requests)):
+        if "result" not in reply:
+            raise BadAnswer(f"no legal plays for {encode_position_id(p)} {p.on_roll} with {r}: {reply}")
+        out.append(_engine_plays(p, reply["result"]))
+    return out
+
+
+def engine_perft(engine, position: Position, depth: int, roll_set: str = "all21",
+                 batch: int = 2000) -> list[int]:
+    """Counts for depths 1..``depth`` (list of ints) through ``engine``'s legal plays."""
+    weights = WEIGHTS[roll_set]
+    level: Counter = Counter({position: 1})
+    counts = []
+    for _ in range(depth):
+        nxt: Counter = Counter()
+        pending = []
+        for p, n in level.items():
+            if _finished(p):
+                nxt[p] += n  # a finished game is a leaf: it counts once and is not expanded
+            else:
+                pending.extend((p, r) for r in ROLLS_21)
+        for start in range(0, len(pending), batch):
+            chunk = pending[start:start + batch]
+            for (p, r), plays in zip(chunk, _ask(engine, chunk)):
+                for s in plays:
+                    nxt[s] += level[p] * weights[r]
+        level = nxt
+        counts.append(sum(level.values()))
+    return counts
+
+
+def bisect(engine, position: Position, depth: int) -> tuple | None:
+    """The first (level, position, roll, missing, extra) where ``engine``'s legal
+    plays differ from the reference's, walking the tree level by level (positions
+    in Position ID order, rolls from 6-6 down); None when none differ to ``depth``."""
+    from reference_impl import legal_plays
+
+    level = {position}
+    for d in range(1, depth + 1):
+        pairs = [(p, r) for p in sorted(level, key=lambda q: (encode_position_id(q), q.on_roll))
+                 if not _finished(p) for r in ROLLS_21]
+        nxt: set = set()
+        for start in range(0, len(pairs), 2000):
+            chunk = pairs[start:start + 2000]
+            for (p, r), theirs in zip(chunk, _ask(engine, chunk)):
+                ours = legal_plays(p, r)
+                if set(theirs) != set(ours):
+                    missing = [format_play(p, s) if s else "none" for q, s in ours.items() if q not in theirs]
+                    extra = [t for q, t in theirs.items() if q not in ours]
+                    return d, p, r, missing, extra
+                nxt.update(ours)
+        level = nxt
+    return None
+
+
+def _start(args):
+    """The started engine, or the exit code (``cliutil.open_engine``: 2 or 4)."""
+    from conformance.commands.common import CommandExit, open_engine
+
+    try:
+        return open_engine(args.engine, args.timeout, args.max_restarts)[0]
+    except CommandExit as stop:
+        return stop.code
+
+
+def cmd_perft(args) -> int:
+    try:
+        position = parse_position(args.position)
+    except ModelError as exc:
+        print(f"bgconf: {exc}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    if args.engine == "reference":
+        from reference_impl.perft import divide, perft
+
+        if args.divide:
+            for roll, n in divide(position, args.depth, args.roll_set).items():
+                print(f"{roll[0]}-{roll[1]} {n}")
+        counts = [perft(position, d, args.roll_set) for d in range(1, args.depth + 1)]
+    else:
+        engine = _start(args)
+        if isinstance(engine, int):
+            return engine
+        try:
+            counts = engine_perft(engine, position, args.depth, args.roll_set)
+        except BadAnswer as exc:
+            print(f"bgconf: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            engine.close()
+    dt = time.perf_counter() - t0
+    for d, n in enumerate(counts, 1):
+        print(f"perft {d} {n}")
+    print(f"{sum(counts)} nodes in {dt:.2f} s ({sum(counts) / max(dt, 1e-9):,.0f} nodes/s)", file=sys.stderr)
+    return 0
+
+
+def cmd_bisect(args) -> int:
+    from conformance.harness.diagram import board_diagram
+
+    try:
+        position = parse_position(args.position)
+    except ModelError as exc:
+        print(f"bgconf: {exc}", file=sys.stderr)
+        return 2
+    engine = _start(args)
+    if isinstance(engine, int):
+        return engine
+    try:
+        found = bisect(engine, position, args.depth)
+    except BadAnswer as exc:
+        print(f"bgconf: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.close()
+    if found is None:
+        print(f"no difference from the reference down to depth {args.depth}")
+        return 0
+    d, p, r, missing, extra = found
+    print(f"first difference at depth {d}: {encode_position_id(p)} ({p.on_roll} on roll), dice {r[0]}-{r[1]}")
+    print(board_diagram(p, r))
+    print("  missing plays (legal, not returned): " + (", ".join(missing) or "-"))
+    print("  extra plays (returned, not legal):   " + (", ".join(extra) or "-"))
+    return 1
+
+
+EPILOG = """exit codes:
+  0    counted (bisect: no difference from the reference)
+  1    the engine's plays differ or its answer is not legal plays
+  2    bad command line (a position that cannot be read, a depth below 1)
+  4    the engine is unknown, not installed or could not be started
+  130, 143  interrupted by SIGINT, SIGTERM
+"""
+
+
+def add_parser(sub) -> None:
+    import argparse
+
+    from conformance.commands.common import add_engine_options, positive_int
+
+    p = sub.add_parser("perft", help="count the bgperft-1 tree from a position (spec/perft.md)",
+                       description="Count distinct plays over all rolls to a depth (bgperft-1: 21 rolls, "
+                                   "plays as distinct resulting positions, a pass counts one, a finished game "
+                                   "is a leaf). POSITION is start, a Position ID (x on roll) or an XGID.",
+                       epilog="examples:\n  bgconf perft start --depth 2\n  bgconf perft start --depth 2 --divide\n"
+                              "  bgconf perft 4HPwATDgc/ABMA --depth 2 --engine gnubg-nn\n\n" + EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("position")
+    p.add_argument("--depth", type=positive_int, default=1, help="plies to count (at least 1; default 1)")
+    p.add_argument("--divide", action="store_true", help="also print each roll's share (reference only)")
+    p.add_argument("--roll-set", choices=sorted(WEIGHTS), default="all21")
+    p.add_argument("--engine", default="reference", help="count with this engine's legal plays")
+    add_engine_options(p)
+    p.set_defaults(func=cmd_perft)
+
+    b = sub.add_parser("bisect", help="find the first position and roll where an engine's plays differ",
+                       description="Walk the perft tree from POSITION level by level and stop at the first "
+                                   "position and roll where the engine's legal plays differ from the reference's;"
+                                   " exit 1 with the board, the missing and the extra plays, 0 when none differ.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("position", nargs="?", default="start")
+    b.add_argument("--engine", required=True)
+    b.add_argument("--depth", type=positive_int, default=2, help="plies to search (at least 1; default 2)")
+    add_engine_options(b)
+    b.set_defaults(func=cmd_bisect)

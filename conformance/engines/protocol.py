@@ -1,0 +1,386 @@
+"""The JSON-lines engine protocol (``spec/protocol.md``), both ends.
+
+- ``CommandEngine`` runs any program that speaks the protocol
+  (``--engine "cmd:./my-engine --bgconf"``): one long-lived process, one JSON
+  object per line each way, a per-request timeout, and a restart after a crash,
+  a hang or a protocol fault, which make only the request in flight
+  ``errored`` (or ``timeout``).
+- ``serve(engine)`` exposes any Python engine over the protocol on stdin/stdout
+  (``bgconf serve ENGINE``).
+
+Messages (protocol version 1)::
+
+    -> {"cmd": "start", "protocol": 1, "suite": "2026.11.0"}
+    <- {"protocol": 1, "engine": {"name": ..., "version": ...}, "capabilities": [...],
+        "rule_options": {...}, "position_formats": [...]}
+    -> {"cmd": "run", "seq": 7, "case": "bg-7Q3K", "kind": "legal_plays", "rules": {...}, ...}
+    <- {"seq": 7, "result": {...}} | {"seq": 7, "unsupported": "why"} | {"seq": 7, "errored": "why"}
+    -> {"cmd": "stop"}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+import time
+from typing import IO
+
+from conformance import __version__
+from conformance.engines.interface import Engine
+from conformance.engines.process import EngineProcess as _Process, LineTooLong
+
+PROTOCOL = 1
+#: The longest timeout bgconf accepts (seconds): one day.
+MAX_TIMEOUT = 86400.0
+
+
+class ProtocolError(RuntimeError):
+    """The engine process broke the protocol or could not be started."""
+
+
+def _hello_problem(hello: dict) -> str | None:
+    """What is wrong with the shape of a hello (spec/protocol.md, start), or None."""
+    def strings(value) -> bool:
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+    if "capabilities" in hello and not strings(hello["capabilities"]):
+        return f"capabilities is {str(hello['capabilities'])[:80]}, not a list of names"
+    options = hello.get("rule_options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, list) for v in options.values()):
+        return f"rule_options is {str(options)[:80]}, not an object of option: [values]"
+    if "position_formats" in hello and not strings(hello["position_formats"]):
+        return f"position_formats is {str(hello['position_formats'])[:80]}, not a list of names"
+    if "engine" in hello and not isinstance(hello["engine"], dict):
+        return f"engine is {str(hello['engine'])[:80]}, not an object"
+    return None
+
+
+#: Seconds an engine has to answer ``start`` unless told otherwise: a short per-request
+#: timeout (``--timeout 0.5``) is about answering cases, not about how fast a program loads.
+DEFAULT_START_TIMEOUT = 10.0
+
+
+class CommandEngine(Engine):
+    """An engine in any language behind the JSON-lines protocol (spec/protocol.md).
+
+    ``command``: the shell-like command line (split with shlex). ``timeout``: seconds
+    allowed per request (finite, > 0); ``start_timeout``: seconds allowed for the start
+    handshake if larger than ``timeout`` (default DEFAULT_START_TIMEOUT: an interpreter
+    starting on a busy machine, an engine that compiles or loads a model). ``max_failures``:
+    consecutive failures (crash, hang, protocol fault, exit between requests, failed
+    start) after which the engine is given up (spec: protocol "Faults"). Each failure
+    kills the engine's process group before the next process starts.
+
+    Raises ProtocolError from ``describe()`` when the engine cannot be started.
+    After the run: ``restarts`` (processes started after the first), ``given_up``
+    (None or the reason), ``warnings`` (protocol slips that errored no case),
+    ``incomplete`` (the engine was given up).
+    """
+
+    def __init__(self, command: str, timeout: float = 10.0, max_failures: int = 3,
+                 start_timeout: float | None = None):
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise ProtocolError("cmd: needs a command, e.g. cmd:./my-engine --bgconf")
+        self.timeout = timeout
+        self.start_timeout = max(timeout, start_timeout or DEFAULT_START_TIMEOUT)
+        self.max_failures = max_failures
+        self._proc: _Process | None = None
+        self._info: dict | None = None
+        self._seq = 0
+        self._answered: set[int] = set()
+        self._failures = 0
+        self._started = 0
+        self.given_up: str | None = None
+        self.warnings: list[str] = []
+
+    @property
+    def incomplete(self) -> bool:
+        return self.given_up is not None
+
+    @property
+    def restarts(self) -> int:
+        return max(self._started - 1, 0)
+
+    # -- process --------------------------------------------------------------
+    def _start(self) -> _Process:
+        try:
+            proc = _Process(self.argv)
+        except OSError as exc:
+            raise ProtocolError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+        self._started += 1
+        try:
+            return self._handshake(proc)
+        except BaseException:  # an interruption during the handshake must not leave it running
+            proc.kill()
+            raise
+
+    def _handshake(self, proc: _Process) -> _Process:
+        try:
+            proc.send({"cmd": "start", "protocol": PROTOCOL, "suite": __version__}, self.start_timeout)
+            line = proc.receive(self.start_timeout)
+        except TimeoutError:
+            proc.kill()
+            raise ProtocolError(f"no answer to start within {self.start_timeout:g} s") from None
+        except (OSError, LineTooLong):
+            line = None
+        if line is None:
+            why = proc.why_dead("before answering start")
+            proc.kill()
+            raise ProtocolError(f"engine {why}")
+        try:
+            hello = json.loads(line)
+        except (ValueError, RecursionError):
+            proc.kill()
+            raise ProtocolError(f"the answer to start is not JSON: {line[:120]!r}") from None
+        if not isinstance(hello, dict) or hello.get("protocol") is True or hello.get("protocol") != PROTOCOL:
+            proc.kill()
+            raise ProtocolError(f"engine speaks protocol {hello.get('protocol') if isinstance(hello, dict) else '?'}"
+                                f", bgconf speaks {PROTOCOL}")
+        problem = _hello_problem(hello)
+        if problem:
+            proc.kill()
+            raise ProtocolError(f"the answer to start is malformed: {problem}")
+        info = {**(hello.get("engine") if isinstance(hello.get("engine"), dict) else {}),
+                "capabilities": hello.get("capabilities", []),
+                "rule_options": hello.get("rule_options", {}),
+                "position_formats": hello.get("position_formats", ["board"])}
+        info.setdefault("name", self.argv[0])
+        if self._info is None:
+            self._info = info
+        return proc
+
+    def describe(self) -> dict:
+        """The engine's answer to ``start``: name, version, capabilities, rule options."""
+        if self._info is None:
+            self._proc = self._start()
+        return dict(self._info)
+
+    def _drop(self, proc: _Process | None = None) -> None:
+        proc = proc or self._proc
+        if proc is not None:
+            proc.kill()
+        if self._proc is proc:
+            self._proc = None
+
+    def _failure(self, reason: str) -> None:
+        self._failures += 1
+        if self._failures >= self.max_failures and self.given_up is None:
+            self.given_up = (f"the engine was given up after {self._failures} consecutive failures"
+                             f" (--max-restarts {self.max_failures}); the last: {reason}")
+
+    def _ready(self) -> _Process | None:
+        """A live process for the next request, or None once the engine is given up."""
+        while self.given_up is None:
+            proc = self._proc
+            if proc is not None:
+                stray = proc.pending() if proc.alive() else None
+                while stray is not None:
+                    if not self._stale(stray):
+                        self._drop(proc)
+                        self._failure(f"engine wrote a line nobody asked for: {stray[:120]!r}")
+                        self.warnings.append(f"the engine wrote a line nobody asked for: {stray[:120]!r};"
+                                             " it was restarted")
+                        break
+                    stray = proc.pending()
+                if self._proc is not None and proc.alive():
+                    return proc
+                if self._proc is not None:  # found dead between requests
+                    why = proc.why_dead("between requests")
+                    self._drop(proc)
+                    self._failure(f"engine {why}")
+                    self.warnings.append(f"the engine {why}; it was restarted")
+                    continue
+            try:
+                self._proc = self._start()
+            except ProtocolError as exc:
+                self._failure(f"engine could not be restarted: {exc}")
+        return None
+
+    def close(self) -> None:
+        """Ask the engine to stop, then kill its whole process group."""
+        if self._proc is not None:
+            try:  # what it wrote after its last answer (a repeated reply is a warning)
+                while (line := self._proc.receive(0.05)) is not None:
+                    if not self._stale(line):
+                        self.warnings.append(f"the engine wrote a line nobody asked for: {line[:120]!r}")
+            except (TimeoutError, LineTooLong, OSError):
+                pass
+            try:
+                self._proc.send({"cmd": "stop"}, 1.0)
+                self._proc.popen.wait(timeout=2)
+            except (OSError, ValueError, TimeoutError, subprocess.TimeoutExpired):
+                pass
+            self._drop()
+
+    # -- requests ----------------------------------------------------------------
+    def run(self, request: dict) -> dict:
+        """Answer one request through the process; never raises for engine faults.
+
+        A crash, a hang past the timeout (``timeout``), a line that is not a JSON object,
+        a reply to another ``seq`` or of the wrong shape answers ``errored`` and kills
+        the process; the next request gets a new one. Once the engine is given up every
+        request answers ``errored`` with that reason, unasked."""
+        proc = self._ready()
+        if proc is None:
+            return {"errored": f"not run: {self.given_up}"}
+        reply = self._exchange(proc, request)
+        counted = False
+        if reply.get("crashed") and proc.answered:
+            # a process that had answered may have been dying before this request came: the
+            # death counts as one failure, and the crash is laid on the request only if a
+            # fresh process crashes on it too
+            first = reply["errored"].removesuffix(" (the engine was restarted)")
+            self._drop(proc)
+            self._failure(first)
+            counted = True
+            proc = self._ready()
+            if proc is None:
+                return {"errored": f"not run: {self.given_up}"}
+            reply = self._exchange(proc, request)
+            if not reply.get("fault") and "timeout" not in reply:
+                self.warnings.append(f"{request.get('case')}: {first} after answering earlier requests; a new"
+                                     " process answered the request")
+        reply.pop("crashed", None)
+        if "errored" in reply and reply.get("fault") or "timeout" in reply:
+            reason = reply.get("errored") or reply.get("timeout")
+            self._drop(proc)
+            if not counted:
+                self._failure(reason)
+            reply.pop("fault", None)
+        else:
+            if proc.answered:
+                self._failures = 0  # a process answered a second request: it is sound again
+            proc.answered += 1
+        return reply
+
+    def run_batch(self, requests: list[dict]) -> list[dict]:
+        """``run`` for each request, in order."""
+        return [self.run(r) for r in requests]
+
+    def _stale(self, line: str) -> bool:
+        """Whether ``line`` repeats a reply to a request already answered (then it is
+        ignored, with a warning)."""
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):
+            return False
+        if isinstance(reply, dict) and isinstance(reply.get("seq"), int) and reply["seq"] in self._answered:
+            self.warnings.append(f"the engine answered seq {reply['seq']} more than once; the later reply"
+                                 " was ignored")
+            return True
+        return False
+
+    def _exchange(self, proc: _Process, request: dict) -> dict:
+        self._seq += 1
+        seq = self._seq
+        deadline = time.monotonic() + self.timeout
+
+        def fault(message: str, crashed: bool = False) -> dict:
+            return {"errored": message + " (the engine was restarted)", "fault": True, "crashed": crashed}
+
+        try:
+            proc.send({"cmd": "run", "seq": seq, **request}, self.timeout)
+            while True:
+                line = proc.receive(max(deadline - time.monotonic(), 0.0))
+                if line is None:
+                    return fault(f"engine crashed: {proc.why_dead()}", crashed=True)
+                if not self._stale(line):
+                    break
+        except TimeoutError:
+            return {"timeout": f"no answer within {self.timeout:g} s; the engine was restarted"}
+        except OSError:
+            return fault(f"engine crashed: {proc.why_dead()}", crashed=True)
+        except LineTooLong as exc:
+            return fault(str(exc))
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):
+            return fault(f"engine wrote a line that is not JSON: {line[:160]!r}")
+        if not isinstance(reply, dict):
+            return fault(f"engine wrote {line[:160]!r}, not a JSON object")
+        if reply.get("seq") != seq or isinstance(reply.get("seq"), bool):
+            return fault(f"engine answered seq {reply.get('seq')!r} to request seq {seq}")
+        self._answered.add(seq)
+        kinds = [k for k in ("result", "unsupported", "errored") if k in reply]
+        if len(kinds) != 1:
+            return fault(f"a reply has exactly one of result, unsupported, errored: {line[:160]!r}")
+        if kinds[0] == "unsupported":
+            # the engine's own words: never read as bgconf's reasons for not asking (which a
+            # certificate leaves out); an engine that declines a case it was asked counts
+            return {"unsupported": f"the engine declined: {str(reply['unsupported'])[:300]}"}
+        return {kinds[0]: reply[kinds[0]]}
+
+
+def serve(engine: Engine, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> int:
+    """Answer protocol messages from ``stdin`` on ``stdout`` until ``stop`` or end of
+    input. Returns the exit code (0). A malformed message gets an ``errored`` reply."""
+    def send(obj: dict) -> None:
+        stdout.write(json.dumps(obj) + "\n")
+        stdout.flush()
+
+    for line in stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            send({"seq": None, "errored": f"not JSON: {line[:120]}"})
+            continue
+        cmd = message.get("cmd") if isinstance(message, dict) else None
+        if cmd == "start":
+            try:
+                info = engine.describe()
+            except Exception as exc:  # e.g. the engine's package is not installed
+                print(f"bgconf serve: the engine could not start: {str(exc).strip() or type(exc).__name__}",
+                      file=sys.stderr)
+                return 4
+            if not isinstance(info, dict):
+                print(f"bgconf serve: the engine's describe() returned {info!r}, not a dict", file=sys.stderr)
+                return 4
+            send({"protocol": PROTOCOL,
+                  "engine": {k: v for k, v in info.items()
+                             if k not in ("capabilities", "rule_options", "position_formats")},
+                  "capabilities": info.get("capabilities", []),
+                  "rule_options": info.get("rule_options", {}),
+                  "position_formats": info.get("position_formats", ["board"])})
+        elif cmd == "run":
+            request = {k: v for k, v in message.items() if k not in ("cmd", "seq")}
+            send({"seq": message.get("seq"), **engine.run(request)})
+        elif cmd == "stop":
+            break
+        else:
+            send({"seq": message.get("seq") if isinstance(message, dict) else None,
+                  "errored": f"unknown cmd {cmd!r}"})
+    engine.close()
+    return 0
+
+
+def serve_command(name: str) -> str:
+    """The ``cmd:`` engine string that serves Python engine ``name`` through this
+    Python interpreter (used by tests and docs)."""
+    return f"cmd:{shlex.quote(sys.executable)} -m conformance.cli serve {shlex.quote(name)}"
+
+
+def env_timeout() -> float:
+    """BGCONF_TIMEOUT (seconds per request), default 10; a value that is not a finite
+    positive number falls back to the default."""
+    try:
+        value = float(os.environ.get("BGCONF_TIMEOUT", "10"))
+    except ValueError:
+        return 10.0
+    return value if math.isfinite(value) and 0 < value <= MAX_TIMEOUT else 10.0
+
+
+def env_max_restarts() -> int:
+    """BGCONF_MAX_RESTARTS (consecutive failures before an engine is given up), default 3."""
+    try:
+        value = int(os.environ.get("BGCONF_MAX_RESTARTS", "3"))
+    except ValueError:
+        return 3
+    return value if value >= 1 else 3

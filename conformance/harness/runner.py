@@ -1,0 +1,124 @@
+"""Running cases against an engine.
+
+The runner asks the engine what it can answer (``describe()``), marks cases it
+cannot answer ``unsupported`` without asking, sends the rest in batches, and
+compares each reply with the case (``compare``). An engine that raises, hangs
+or answers nonsense makes that case ``errored``; the run goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from conformance.cases import Case
+from conformance.harness.compare import Outcome, compare
+from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED, Engine
+from conformance.model import RULE_DEFAULTS
+
+
+@dataclass
+class CaseResult:
+    """One case's result: the case, its outcome and the time spent (ms, batch share)."""
+
+    case: Case
+    outcome: Outcome
+    ms: float
+    #: the engine's bug report for this case, from its expectations entry (``link``)
+    link: str | None = None
+
+    @property
+    def status(self) -> str:
+        return self.outcome.status
+
+
+def unsupported_reason(case: Case, info: dict) -> str | None:
+    """Why an engine described by ``info`` cannot answer ``case``, or None."""
+    caps = set(info.get("capabilities", []))
+    missing = [c for c in case.requires if c not in caps]
+    if missing:
+        return f"{CAPABILITY_UNSUPPORTED} {', '.join(missing)}"
+    options = info.get("rule_options", {})
+    for name, value in case.effective_rules.items():
+        # an option the engine does not mention is taken as supported at its default only
+        supported = options.get(name, [RULE_DEFAULTS[name]])
+        if value not in supported:
+            return f"{OPTION_UNSUPPORTED} {name}={value!r}"
+    return None
+
+
+def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
+              progress: Callable[[CaseResult], None] | None = None,
+              strict_sets: bool = False) -> list[CaseResult]:
+    """Run ``cases`` on ``engine``; return one CaseResult per case, in order.
+
+    ``progress`` is called after each result, as soon as it is known: requests go one
+    at a time, except to engines that set ``BATCHES`` (one process answers a whole
+    batch of ``batch_size`` at once), so an interruption loses no answered case.
+    ``strict_sets``: a legal_plays reply listing a play twice fails (spec: protocol,
+    duplicates). Never raises for engine faults; KeyboardInterrupt propagates.
+    """
+    info = engine.describe()
+    cases = list(cases)
+    results: dict[int, CaseResult] = {}
+    todo: list[int] = []
+    for i, case in enumerate(cases):
+        why = unsupported_reason(case, info)
+        if why:
+            results[i] = CaseResult(case, Outcome("unsupported", why), 0.0)
+            if progress:
+                progress(results[i])
+        else:
+            todo.append(i)
+    size = batch_size if getattr(engine, "BATCHES", False) else 1
+    for start in range(0, len(todo), size):
+        chunk = todo[start:start + size]
+        t0 = time.perf_counter()
+        try:
+            replies = engine.run_batch([cases[i].request() for i in chunk])
+        except Exception as exc:  # the adapter itself failed: every case of the batch errored
+            replies = [{"errored": f"engine failed: {type(exc).__name__}: {exc}"}] * len(chunk)
+        if not isinstance(replies, list) or len(replies) != len(chunk):
+            got = len(replies) if isinstance(replies, list) else type(replies).__name__
+            replies = [{"errored": f"engine answered {got} of {len(chunk)} requests"}] * len(chunk)
+        share = (time.perf_counter() - t0) * 1000 / max(len(chunk), 1)
+        for i, reply in zip(chunk, replies):
+            results[i] = CaseResult(cases[i], compare(cases[i], reply, strict_sets=strict_sets), share)
+            if progress:
+                progress(results[i])
+    return [results[i] for i in range(len(cases))]
+
+
+def chosen_play_case(case: Case) -> Case:
+    """The chosen_play form of a legal_plays case: the same position and dice, the engine
+    asked for the one play it would make (spec/protocol.md, chosen-play); named
+    ``bg-7Q3K[chosen-play]``."""
+    from dataclasses import replace
+
+    return replace(case, kind="chosen_play", requires=("chosen-play",),
+                   scenario="+".join(filter(None, ["chosen-play", case.scenario])))
+
+
+def asked_cases(cases: Iterable[Case], info: dict) -> list[Case]:
+    """The cases an engine described by ``info`` is asked: ``cases``, and, when it declares
+    ``chosen-play``, the chosen_play form of each legal_plays case after them."""
+    cases = list(cases)
+    if "chosen-play" not in info.get("capabilities", []):
+        return cases
+    return cases + [chosen_play_case(c) for c in cases if c.kind == "legal_plays"]
+
+
+def select(cases: Iterable[Case], ids: list[str] | None = None, tags: list[str] | None = None,
+           spec: list[str] | None = None) -> list[Case]:
+    """Filter cases by id, tag, or spec anchor/section prefix (any match keeps a case)."""
+    out = []
+    for case in cases:
+        if ids and case.id not in ids:
+            continue
+        if tags and not set(tags) & set(case.tags):
+            continue
+        if spec and not any(a == s or a.startswith(s + ".") for a in case.spec for s in spec):
+            continue
+        out.append(case)
+    return out

@@ -1,0 +1,205 @@
+"""Renderings of the JSON Lines report of record: JUnit XML, a Markdown summary,
+a self-contained HTML certificate, and a badge (shields.io endpoint JSON).
+
+Every function takes the report's lines (dicts, as ``report.read_jsonl`` gives).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import jinja2
+import junitparser
+
+from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
+
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance.reports", "templates"),
+                                autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
+                                lstrip_blocks=True)
+BAD = ("fail", "errored", "timeout", "xpass")
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """The lines of a JSON Lines report."""
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _parts(lines: list[dict]):
+    header = next((x for x in lines if x.get("type") == "header"), {})
+    footer = next((x for x in lines if x.get("type") == "footer"), {})
+    cases = [x for x in lines if x.get("type") == "case"]
+    return header, cases, footer
+
+
+def verdict(lines: list[dict], profile: str = "complete") -> dict:
+    """``{"certified": bool, "why": str, "must": n, "must_passed": n}``: certified iff
+    every ``must`` case counted passed (no failure, error, missing required
+    capability or expected failure) and the run is complete. Not counted, and listed
+    on the certificate as not covered: cases of rule option values the engine does
+    not offer, and cases needing a capability the profile does not require
+    (``profiles.REQUIRED``: e.g. movement needs legal-plays; play checks and applied
+    plays count only for engines that declare them)."""
+    from conformance.harness.profiles import REQUIRED
+
+    header, cases, footer = _parts(lines)
+    required = REQUIRED.get(profile)
+    partial = coverage_problem(header, profile)
+
+    def counted(c: dict) -> bool:
+        if c.get("level", "must") != "must":
+            return False
+        if c["status"] != "unsupported":
+            return True
+        message = str(c.get("message", ""))
+        if message.startswith(OPTION_UNSUPPORTED):
+            # a value the engine does not offer is left out, unless it is the standard rule
+            # (the option's default): an engine must play by the standard rules to certify
+            return _is_default_value(message[len(OPTION_UNSUPPORTED):].strip())
+        if required is not None and message.startswith(CAPABILITY_UNSUPPORTED):
+            caps = message[len(CAPABILITY_UNSUPPORTED):].strip().split(", ")
+            return any(cap in required for cap in caps)
+        return True
+
+    must = [c for c in cases if counted(c)]
+    passed = sum(c["status"] == "pass" for c in must)
+    counts = Counter(c["status"] for c in must)
+    if partial:
+        why = f"{partial}: a partial run is not a certificate"
+    elif footer.get("interrupted"):
+        why = f"the run was interrupted ({footer['interrupted']})"
+    elif footer.get("given_up"):
+        why = f"the run is incomplete: {footer['given_up']}"
+    elif footer.get("incomplete") or not footer:
+        why = "the run was cut short"
+    elif passed == len(must) and must:
+        why = f"all {len(must)} must cases pass"
+    elif not must:
+        why = "no must case in the profile"
+    else:
+        why = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "pass") + " of the must cases"
+    complete = bool(footer) and not (footer.get("incomplete") or footer.get("interrupted") or footer.get("given_up"))
+    return {"certified": bool(must) and passed == len(must) and complete and not partial,
+            "partial": bool(partial), "why": why, "must": len(must), "must_passed": passed}
+
+
+def _is_default_value(setting: str) -> bool:
+    """Whether ``name=value`` (as the runner writes it) sets a rule option to its default."""
+    from conformance.model import RULE_DEFAULTS
+
+    name, _, value = setting.partition("=")
+    return name in RULE_DEFAULTS and value == repr(RULE_DEFAULTS[name])
+
+
+def narrowing(selection: dict) -> str:
+    """The options that narrowed a run, as written: ``--case bg-C3Z8, --cases my.yaml``."""
+    parts = []
+    for key in ("case", "tag", "spec", "cases"):
+        for value in selection.get(key) or []:
+            parts.append(f"--{key} {value}")
+    if selection.get("shard"):
+        parts.append(f"--shard {selection['shard']}")
+    return ", ".join(parts)
+
+
+def coverage_problem(header: dict, profile: str) -> str | None:
+    """Why a report cannot certify ``profile`` whatever its cases say (a narrowed
+    selection, another profile, no recorded selection), or None."""
+    picked = header.get("selection")
+    if not isinstance(picked, dict):
+        return "the report does not record what was selected"
+    if not picked.get("full"):
+        return f"selected with {narrowing(picked) or 'a narrowed selection'}"
+    ran = picked.get("profile") or "complete"
+    if ran not in (profile, "complete"):
+        return f"the run covered profile {ran}, not {profile}"
+    return None
+
+
+def section_matrix(cases: list[dict]) -> dict[str, Counter]:
+    table: dict[str, Counter] = defaultdict(Counter)
+    for c in cases:
+        for section in dict.fromkeys(a.split(".", 1)[0] for a in c["spec"]):
+            table[section][c["status"]] += 1
+    return dict(sorted(table.items()))
+
+
+def junit_xml(lines: list[dict]) -> str:
+    """JUnit XML: one testsuite per case file, one testcase per case."""
+    header, cases, _footer = _parts(lines)
+    xml = junitparser.JUnitXml(name=f"bgconf {header.get('suite_version', '')}")
+    suites: dict[str, junitparser.TestSuite] = {}
+    for c in cases:
+        suite = suites.setdefault(c["file"], junitparser.TestSuite(c["file"]))
+        case = junitparser.TestCase(c["id"], classname=c["file"].replace("/", ".").removesuffix(".yaml"),
+                                    time=c.get("ms", 0) / 1000)
+        text = "\n".join(filter(None, [c.get("message"), c.get("link") and f"bug report: {c['link']}",
+                                        c.get("diagram"), c.get("repro")]))
+        if c["status"] in ("fail", "xpass"):
+            case.result = [junitparser.Failure(c.get("message", c["status"]), type_=c["status"])]
+            case.result[0].text = text
+        elif c["status"] in ("errored", "timeout"):
+            case.result = [junitparser.Error(c.get("message", c["status"]), type_=c["status"])]
+            case.result[0].text = text
+        elif c["status"] in ("unsupported", "xfail"):
+            case.result = [junitparser.Skipped(c.get("message", c["status"]))]
+        suite.add_testcase(case)
+    for suite in suites.values():
+        suite.update_statistics()
+        xml.add_testsuite(suite)
+    xml.update_statistics()
+    return xml.tostring().decode("utf-8") if isinstance(xml.tostring(), bytes) else xml.tostring()
+
+
+def markdown(lines: list[dict], profile: str = "") -> str:
+    """A Markdown summary fit for a CI step summary."""
+    header, cases, footer = _parts(lines)
+    v = verdict(lines, profile or "complete")
+    engine = header.get("engine", {})
+    out = [f"## bgconf {header.get('suite_version', '')}: {engine.get('name', '?')} {engine.get('version', '')}",
+           "", f"**{'Certified' if v['certified'] else 'PARTIAL RUN, NOT A CERTIFICATE' if v['partial'] else 'Not certified'}**"
+           + (f" for profile `{profile}`" if profile else "") + f": {v['why']}.", "",
+           "| section | " + " | ".join(("pass", "fail", "errored", "unsupported", "xfail")) + " |",
+           "|---|" + "---|" * 5]
+    for section, counts in section_matrix(cases).items():
+        out.append(f"| {section} | " + " | ".join(str(counts.get(s, 0))
+                                                   for s in ("pass", "fail", "errored", "unsupported", "xfail")) + " |")
+    bad = [c for c in cases if c["status"] in BAD]
+    if bad:
+        out += ["", "### Failures", ""]
+        for c in bad[:50]:
+            out.append(f"- `{c['id']}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}"
+                       + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
+    known = [c for c in cases if c["status"] == "xfail"]
+    if known:
+        out += ["", "### Known failures (xfail)", ""]
+        for c in known[:50]:
+            out.append(f"- `{c['id']}` ({', '.join(c['spec'])}): {c.get('message', '')}"
+                       + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
+    counts = footer.get("counts", {})
+    out += ["", " ".join(f"{n} {s}," for s, n in counts.items() if n).rstrip(",")
+            + f" in {footer.get('wall_s', 0)} s" + (" (incomplete)" if footer.get("incomplete") else "")]
+    return "\n".join(out) + "\n"
+
+
+def html_certificate(lines: list[dict], profile: str) -> str:
+    """A self-contained HTML page: verdict, matrix per spec section, unsupported
+    options and capabilities, and every failure with its board and re-run command."""
+    header, cases, footer = _parts(lines)
+    unsupported = sorted({c.get("message", "") for c in cases if c["status"] == "unsupported"})
+    return TEMPLATES.get_template("certificate.html.j2").render(
+        header=header, footer=footer, profile=profile, verdict=verdict(lines, profile),
+        matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
+        failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported,
+        duplicated=[c for c in cases if c.get("duplicates") and c["status"] not in BAD])
+
+
+def badge(lines: list[dict], profile: str) -> dict:
+    """shields.io endpoint JSON for the profile's verdict."""
+    v = verdict(lines, profile)
+    if v["partial"]:
+        return {"schemaVersion": 1, "label": f"bgconf {profile}", "message": "partial, not a certificate",
+                "color": "lightgrey"}
+    return {"schemaVersion": 1, "label": f"bgconf {profile}",
+            "message": "certified" if v["certified"] else f"{v['must_passed']}/{v['must']} must",
+            "color": "brightgreen" if v["certified"] else "red"}
