@@ -2,7 +2,8 @@
 
 ``legal_plays``, ``play_check`` and ``apply_play`` implement the movement
 clauses of ``spec/rules.md``; ``ReferenceEngine`` exposes them through the
-engine interface of the harness.
+engine interface of the harness. It may import ``conformance.model`` alone (the harness imports it,
+never the other way).
 """
 
 from .check import REASONS, Verdict, play_check

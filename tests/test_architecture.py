@@ -6,6 +6,9 @@ import-linter contracts of pyproject.toml ([tool.importlinter]); every module mu
 place there. Imports inside functions count like any other.
 """
 
+import ast
+import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -59,3 +62,105 @@ def test_an_upward_import_inside_a_function_breaks_a_contract(tmp_path, module, 
         cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}, capture_output=True, text=True)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "BROKEN" in proc.stdout
+
+
+# --- the documented names and the layout (docs/design.md, "The tree") -------------------------
+
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "spec").glob("*.md")),
+             *sorted((ROOT / "examples").rglob("*.py")), *sorted((ROOT / "tools").rglob("*.md")),
+             *sorted((ROOT / "tools").rglob("*.py")), *sorted((ROOT / "benchmarks").glob("*.py"))]
+_IMPORT = re.compile(r"^\s*from ((?:conformance|reference_impl)(?:\.\w+)*) import ([\w, ]+)$", re.M)
+_DOTTED = re.compile(r"`((?:conformance|reference_impl)(?:\.\w+)+)(?::(\w+))?`")
+
+
+def _documented_names() -> list[tuple[str, str, str]]:
+    """(document, module, attribute or '') for every import and every `conformance.x.y` that the
+    documents, the examples, the tools and the benchmarks name."""
+    found = []
+    for doc in DOCUMENTS:
+        text = doc.read_text(encoding="utf-8")
+        for module, names in _IMPORT.findall(text):
+            found += [(doc.name, module, name.strip()) for name in names.split(",") if name.strip()]
+        for dotted, attr in _DOTTED.findall(text):
+            found.append((doc.name, dotted, attr))
+    return sorted(set(found))
+
+
+def _resolve(dotted: str, attr: str):
+    """Import the longest module prefix of ``dotted`` and get the rest (and ``attr``) from it."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:] + ([attr] if attr else []):
+            obj = getattr(obj, name)
+        return obj
+    raise ModuleNotFoundError(dotted)
+
+
+def test_the_documents_name_some_imports():
+    names = _documented_names()
+    assert ("engine-authors.md", "conformance.engine", "Engine") in names
+    assert len(names) >= 20
+
+
+@pytest.mark.parametrize("document, module, attr", _documented_names())
+def test_every_documented_name_imports(document, module, attr):
+    try:
+        _resolve(module, attr)
+    except (ImportError, AttributeError) as exc:
+        pytest.fail(f"{document} names {module}{':' + attr if attr else ''}, which does not import: {exc}")
+
+
+def test_the_entry_points_import():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    targets = list(project["scripts"].values()) + [
+        v for group in project["entry-points"].values() for v in group.values()]
+    for target in targets:
+        module, _, attr = target.partition(":")
+        assert _resolve(module, attr) is not None, target
+
+
+def _packages() -> list[Path]:
+    return sorted(p.parent for root in ("conformance", "reference_impl")
+                  for p in (ROOT / root).rglob("__init__.py") if "node_modules" not in p.parts)
+
+
+@pytest.mark.parametrize("package", _packages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_folder_says_what_lives_there_and_what_it_may_import(package):
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8")))
+    assert doc, f"{package.relative_to(ROOT)}/__init__.py has no docstring"
+    assert "import" in doc, f"{package.relative_to(ROOT)}/__init__.py does not say what it may import"
+    listed = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    assert f"{package.relative_to(ROOT).as_posix()}/" in listed, \
+        f"docs/design.md's tree does not list {package.relative_to(ROOT)}/"
+
+
+LONG = 600  # lines: a module over this says in its opening docstring why it must be one module
+
+
+def _modules() -> list[Path]:
+    return sorted(p for root in ("conformance", "reference_impl") for p in (ROOT / root).rglob("*.py")
+                  if "node_modules" not in p.parts)
+
+
+def test_no_module_is_long_unless_it_says_why():
+    long = []
+    for path in _modules():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > LONG:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "must be one module" not in doc:
+                long.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
+    assert long == [], "modules over 600 lines whose docstring does not say why they must be one module:\n" \
+        + "\n".join(long)
+
+
+def test_every_module_says_what_it_holds():
+    bare = [str(p.relative_to(ROOT)) for p in _modules()
+            if p.stat().st_size and not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    assert bare == []
