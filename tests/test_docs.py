@@ -48,8 +48,11 @@ def test_no_page_points_outside_the_repository():
 
 
 def test_every_page_runs_as_written(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(tmp_path),
-               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}{os.pathsep}/usr/games")
+    # as a reader types them: nothing added to the environment (no PYTHONPATH), bgconf on PATH as
+    # an installed package puts it, and /usr/games where Debian puts BSD backgammon
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}{os.pathsep}/usr/games")
+    if os.environ.get("PYTHONPATH") is None:
+        env.pop("PYTHONPATH", None)
     ran = 0
     for page in pages():
         last_output = None
@@ -96,3 +99,32 @@ def test_code_and_spec_point_to_the_docs_not_to_an_outside_design(path):
     files = [target] if target.is_file() else [p for p in target.rglob("*") if p.suffix in (".py", ".md", ".json")]
     for f in files:
         assert not re.search(r"DESIGN\.md|DESIGN section", f.read_text(errors="replace")), f
+
+
+def _readme_test_block() -> str:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Test", 1)[1]
+    return FENCE.search(section).group(2)
+
+
+def _apt_packages(text: str) -> set[str]:
+    """Every package an ``apt-get install`` line of ``text`` names (options left out)."""
+    names = set()
+    for m in re.finditer(r"apt-get install ([^&|;}\n]+)", text):
+        names |= {w for w in m.group(1).split() if not w.startswith("-") and not w.startswith(">")}
+    return names
+
+
+def test_the_readme_test_commands_install_what_ci_installs():
+    readme, ci = _readme_test_block(), (ROOT / ".ci" / "run").read_text()
+    assert _apt_packages(readme) == _apt_packages(ci) - {"-qq"}
+    assert len([line for line in readme.splitlines() if line.strip()]) <= 2
+
+
+def test_the_readme_never_installs_debian_nodejs_over_another_one():
+    """Debian's npm conflicts with a Node.js from another package source ("held broken
+    packages"): nodejs and npm are installed only where there is no npm."""
+    for line in _readme_test_block().splitlines():
+        for m in re.finditer(r"apt-get install [^&|;}\n]+", line):
+            if re.search(r"\b(nodejs|npm)\b", m.group(0)):
+                assert re.search(r"command -v (npm|node)\b[^|]*\|\|\s*" + re.escape(m.group(0)), line), line

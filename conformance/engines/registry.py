@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import shlex
 import shutil
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Callable
@@ -147,6 +149,16 @@ BUILTIN: dict[str, tuple[Callable[..., Engine], str]] = {
 }
 
 
+def _search_current_directory() -> None:
+    """Put the current directory first on ``sys.path`` when it is not there, so that
+    ``python:MODULE:FACTORY`` finds ``MODULE`` in the current directory however bgconf was started
+    (``python -m`` puts it there, a console script such as ``bgconf serve`` does not);
+    docs/engine-authors.md."""
+    here = os.getcwd()
+    if "" not in sys.path and here not in sys.path:
+        sys.path.insert(0, here)
+
+
 def start_engine(name: str, *, timeout: float | None = None, max_restarts: int | None = None
                  ) -> tuple[Engine, dict]:
     """``get_engine(name, ...)`` and its ``describe()``, checked: every command that runs an
@@ -219,6 +231,7 @@ def get_engine(name: str, isolated: bool = True, *, timeout: float | None = None
         if name in eps:
             return as_engine(eps[name].load()(), name)
         module_name, _, attr = name[len("python:"):].partition(":")
+        _search_current_directory()
         try:
             module = importlib.import_module(module_name)
             factory = getattr(module, attr)
