@@ -1,2 +1,2 @@
-"""The GNU Backgammon adapter (engine ``gnubg``): the installed program driven headless.
-Imports conformance.engines (adapters, interface, process) and conformance.model; driver/ runs inside gnubg and imports nothing of bgconf."""
+"""GNU Backgammon's adapter (engine ``gnubg``): its stages here, the script gnubg runs in driver/.
+May import conformance.engines' adapters, interface, process and conformance.model; driver/ nothing of bgconf."""

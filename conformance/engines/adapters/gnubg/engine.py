@@ -5,7 +5,9 @@ program once (``gnubg -t -q -r -p driver/main.py``, program.py) and talks to the
 over pipes, one JSON object per line (see ``driver/main.py`` for that protocol; replies are
 the lines that start with ``@@BGCONF ``). One process serves any number of requests; it is
 started lazily, restarted if it dies, and a request that crashes or hangs it is answered
-``{"errored": ...}`` while the rest of the batch goes on.
+``{"errored": ...}`` while the rest of the batch goes on. This module holds ``GnubgEngine``: the
+process's lifecycle, ``describe``, ``run_batch`` and the pipe; plans.py, games.py and records.py
+translate the requests into driver messages and gnubg's replies back.
 
 Requests and replies are the plain dicts of spec/protocol.md. Positions are in the board
 form: ``{"on_roll": "x", "x": {"points": {24: 2, 13: 5, ...}, "bar": 0, "off": 0}, "o": {...}}``,
@@ -68,7 +70,9 @@ from typing import Any
 
 from conformance.engines.adapters import EngineUnavailable
 from conformance.engines.adapters.gnubg.plans import plan_request
-from conformance.engines.adapters.gnubg.program import DRIVER, INSTALL_HINT, GnubgProcess, find_program, wait_briefly
+from conformance.engines.adapters.gnubg.program import (
+    DRIVER, INSTALL_HINT, GnubgProcess, find_program, wait_briefly,
+)
 from conformance.engines.adapters.gnubg.translate import RULE_OPTIONS, _Failure, _Unsupported
 
 __all__ = ["GnubgEngine", "EngineUnavailable", "DRIVER"]

@@ -78,7 +78,6 @@ _COMMAND = {"double": "double", "take": "take", "drop": "drop", "beaver": "redou
             "raccoon": "redouble"}
 
 
-
 def _plan_cube_action(req: dict):
     """Put gnubg at the moment (start position, cube, score, Crawford flag; dice set for
     after_roll; the side on roll's ``double`` for double_offered, then the opponent's

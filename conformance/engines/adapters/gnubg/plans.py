@@ -31,7 +31,10 @@ _GAME_PLANS = {
 
 
 def plan_request(req: dict):
-    """Return (finish, driver messages) for a request, or raise _Unsupported/_Failure."""
+    """Return ``(finish, messages)`` for one request dict (spec/protocol.md): ``messages`` is the
+    list of driver message dicts to send, ``finish(replies)`` turns their reply dicts (one each,
+    in order) into the request's result dict. Raises _Unsupported for a request gnubg is not
+    asked, _Failure for a malformed one."""
     if not isinstance(req, dict):
         raise _Failure("a request must be a dict")
     kind = req.get("kind")
@@ -94,7 +97,6 @@ def _is_legal(position: Position, reply: dict, play: Any) -> bool:
         return play_to_position(position, play) in legal
     except ModelError:
         return False  # physically impossible, so not a legal play
-
 
 
 def _match_id_op(data: Any) -> dict:

@@ -8,9 +8,9 @@ op ``record``), gnubg's state read back after each event (spec/protocol.md, game
 from __future__ import annotations
 
 from conformance.engines.adapters.gnubg.translate import (
-    _RESULT, GNUBG_MAX_AUTO_DOUBLES, GNUBG_MAX_CUBE, PLAYER, SIDE, _beavers, _board, _board_to_position, _cap_note,
-    _cube_dict, _cube_of, _Failure, _game_spec, _match_of, _moment, _position, _owner, _rules, _side_arg,
-    _Unsupported,
+    _RESULT, GNUBG_MAX_AUTO_DOUBLES, GNUBG_MAX_CUBE, PLAYER, SIDE, _beavers, _board, _board_to_position,
+    _cap_note, _cube_dict, _cube_of, _Failure, _game_spec, _match_of, _moment, _owner, _position, _rules,
+    _side_arg, _Unsupported,
 )
 
 

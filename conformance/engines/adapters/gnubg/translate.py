@@ -22,7 +22,6 @@ class _Unsupported(Exception):
     """A request outside what gnubg answers; becomes ``{"unsupported": ...}``."""
 
 
-
 #: bgconf's sides as gnubg's players: x is player 0 (``gnubg.match()``'s "X", the first die of
 #: each opening throw), o is player 1 ("O").
 PLAYER = {"x": 0, "o": 1}
@@ -52,7 +51,6 @@ RULE_OPTIONS = {
 }
 
 
-
 def _position(data: Any) -> Position:
     try:
         return read_position(data)
@@ -80,7 +78,6 @@ def _refused_or(got: dict, answer) -> dict:
     if "refused" in got:
         return {"refused": None, "message": f"gnubg: {got['refused']}"}
     return answer(got)
-
 
 
 def _rules(req: dict) -> dict:
@@ -134,7 +131,6 @@ def _cap_note(cap: Any) -> str:
     # list it among the options not covered
     return (f"{OPTION_UNSUPPORTED} max_cube={cap!r} here: gnubg has no max_cube"
             f" setting (its cube stops at {GNUBG_MAX_CUBE})")
-
 
 
 def _moment(state: dict) -> str:

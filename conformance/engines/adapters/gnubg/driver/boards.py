@@ -2,9 +2,9 @@
 read from gnubg and moved on.
 
 It runs inside gnubg's embedded Python (``import gnubg`` is built in), uses the standard library
-only and imports nothing of bgconf. Boards are gnubg's ``(not_on_roll[25], on_roll[25])``, each side in its own
-numbering, index 0..23 = points 1..24, index 24 = that side's bar; a bad argument raises
-``RequestError``.
+only and imports nothing of bgconf. Boards are gnubg's ``(not_on_roll[25], on_roll[25])``, each
+side in its own numbering, index 0..23 = points 1..24, index 24 = that side's bar; a bad argument
+raises ``RequestError``.
 """
 
 import gnubg  # provided by the gnubg program; not importable elsewhere

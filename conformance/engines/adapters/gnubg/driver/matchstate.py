@@ -2,8 +2,9 @@
 match or session at a score, the cube, a game opened with given throws).
 
 It runs inside gnubg's embedded Python (``import gnubg`` is built in), uses the standard library
-only and imports nothing of bgconf. Players are gnubg's 0 and 1; ``_match_state()`` gives the ``state`` dict of the
-protocol (main.py); a state gnubg will not be put in raises ``CannotSetUp`` (``_cannot``).
+only and imports nothing of bgconf. Players are gnubg's 0 and 1; ``_match_state()`` gives the
+``state`` dict of the protocol (main.py); a state gnubg will not be put in raises ``CannotSetUp``
+(``_cannot``), a bad argument ``RequestError``.
 """
 
 import base64

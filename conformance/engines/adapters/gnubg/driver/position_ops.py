@@ -35,7 +35,6 @@ def _set_board(pid, expected):
             raise RequestError("gnubg refuses the position %s%s" % (pid, (": " + why) if why else ""))
 
 
-
 def op_legal_plays(req):
     if "gnubg_id" in req and req.get("board") is None:
         pid = _id_arg(req["gnubg_id"])

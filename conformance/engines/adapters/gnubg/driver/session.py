@@ -25,7 +25,6 @@ class CannotSetUp(Exception):
     """gnubg refuses to be put in the state a request describes; becomes ``{"cannot": ...}``."""
 
 
-
 def _redirect_stdout():
     """Move gnubg's own stdout (fd 1) into a temporary file; return (reply stream, chatter fd)."""
     sys.stdout.flush()
