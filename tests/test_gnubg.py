@@ -20,7 +20,7 @@ from reference_impl import legal_plays
 
 @pytest.fixture(scope="module")
 def gnubg():
-    from conformance.engines.adapters.gnubg import GnubgEngine
+    from conformance.engines.adapters.gnubg.engine import GnubgEngine
 
     try:
         engine = GnubgEngine()
@@ -89,7 +89,8 @@ def test_gnubg_reads_every_xgid_case_as_its_position_and_state(gnubg):
     gnubg keeps (cube value and owner, side on roll and to act, dice, a pending double, score,
     match length, Crawford game, Jacoby), read from gnubg's own state after ``set xgid`` (which
     seats the XGID's player on roll as its player 1)."""
-    from conformance.engines.adapters.gnubg import _board_to_position, _gnubg_state
+    from conformance.engines.adapters.gnubg.plans import _gnubg_state
+    from conformance.engines.adapters.gnubg.translate import _board_to_position
     from conformance.model import IdState, Position
 
     version = gnubg.describe()["version"].split()[2]
@@ -126,7 +127,7 @@ def test_gnubg_writes_the_match_id_of_every_case_it_cannot_read(gnubg):
     """A Match ID case GNU Backgammon cannot decode (a pending double: gnubg steps back to the
     offer) is confirmed on the encoding side: gnubg, put in the state by its own commands,
     writes an id with the case's fields (the provenance says so)."""
-    from conformance.engines.adapters.gnubg import _match_id_op
+    from conformance.engines.adapters.gnubg.plans import _match_id_op
     from conformance.cases import CODEC_FIELDS
     from conformance.model import decode_match_id
 

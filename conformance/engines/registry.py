@@ -39,7 +39,7 @@ def _reference() -> Engine:
 
 
 def _gnubg() -> Engine:
-    from conformance.engines.adapters.gnubg import GnubgEngine
+    from conformance.engines.adapters.gnubg.engine import GnubgEngine
 
     return GnubgEngine()
 

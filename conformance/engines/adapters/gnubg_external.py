@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from conformance.engines.adapters import EngineUnavailable
-from conformance.engines.adapters.gnubg import find_program
+from conformance.engines.adapters.gnubg.program import find_program
 from conformance.engines.interface import Engine, Unsupported
 from conformance.model import FibsBoard, ModelError, Position, encode_fibs_board
 from conformance.engines.process import EngineProcess
