@@ -408,9 +408,9 @@ class _Game:
 
     def question(self, kind: str, at: Action, **kw) -> None:
         if self.ask:
+            match = self.match if kind in ("game_result", "cube_action") else None
             self.out.questions.append(Question(kind, file=self.rec.path, game=self.game.number, move=at.move,
-                                               line=at.line, match=self.match if kind in ("game_result", "cube_action") else None,
-                                               rules=dict(self.rec.rules), **kw))
+                                               line=at.line, match=match, rules=dict(self.rec.rules), **kw))
 
     def run(self) -> None:
         for action in self.game.actions:
@@ -929,7 +929,8 @@ def cmd_replay(args) -> int:
 def _illegal_cases(r: FileResult) -> list[str]:
     """A play_check case for every illegal play of a file (the reference's verdict)."""
     questions = [Question("play_check", file=r.file, game=e.game, move=e.move, line=e.line, position=e.position,
-                          dice=e.dice, play=None, steps=None) for e in r.events if e.level == "illegal" and e.kind == "play"]
+                          dice=e.dice, play=None, steps=None)
+                 for e in r.events if e.level == "illegal" and e.kind == "play"]
     out = []
     for q, e in zip(questions, [e for e in r.events if e.level == "illegal" and e.kind == "play"]):
         q.steps = _steps_of(e)
