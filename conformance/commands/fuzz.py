@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import argparse
 
-from conformance.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from conformance.commands.common import (
+    EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, add_engine_options, err, interruptible, open_engine,
+    positive_int, shard, signal_name,
+)
 from conformance.harness.found_cases import check_case, fresh_ids
 from conformance.harness.fuzz import CAPABILITY, Campaign, Finding, case_yaml, run_campaign, spec_anchors
 from conformance.harness.questions import PLAY_KINDS
@@ -99,8 +102,6 @@ def add_parser(subparsers) -> None:
                "  bgconf fuzz --engine gnubg --examples 2000 --seed 1\n"
                "  bgconf fuzz --engine reference --examples 5000 --kind all",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    from conformance.commands.common import add_engine_options, positive_int, shard
-
     p.add_argument("--engine", required=True, help="reference, gnubg, cmd:COMMAND, python:module:factory, ...")
     p.add_argument("--examples", type=positive_int, default=1000, metavar="N", help="inputs per kind (default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="the run is a function of the seed (default 0)")
@@ -120,8 +121,6 @@ def add_parser(subparsers) -> None:
 
 
 def cmd_fuzz(args) -> int:
-    from conformance.commands.common import EXIT_SIGNAL, CommandExit, err, interruptible, open_engine, signal_name
-
     try:
         engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
     except CommandExit as stop:

@@ -52,6 +52,7 @@ from conformance.model import BAR, Cube, Match, ModelError, Position, effective_
 CAPABILITY = {"legal_plays": "legal-plays", "play_check": "play-check", "game_result": "game-result",
               "chosen_play": "chosen-play"}
 
+
 # -- judging one answer ------------------------------------------------------------------
 @dataclass
 class Mismatch:
