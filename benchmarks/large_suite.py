@@ -92,7 +92,7 @@ def _bundled_cases() -> tuple[list[dict], set[str]]:
 def _generated_case(rng: random.Random, cid: str) -> dict:
     import yaml
 
-    from conformance.commands.fuzz import position_yaml
+    from conformance.harness.found_cases import position_yaml
     from conformance.model import format_play
     from conformance.harness.strategies import POSITION_BYTES, decode_position
     from reference_impl import legal_plays

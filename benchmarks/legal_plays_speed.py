@@ -128,7 +128,7 @@ def main() -> None:
         print(f"{name:<32} {seconds * 1000:>9.2f} {plays:>7} {plays / seconds:>11,.0f} {seconds / ref:>17.2f}")
     print(f"({len(POSITIONS)} positions x 21 rolls; best of {args.repeat})")
 
-    from conformance.commands import fuzz
+    from conformance.harness import fuzz
     from conformance.engines.adapters.reference import ReferenceEngine
 
     # the whole bundled suite, as a user runs it: a fresh process, loading included

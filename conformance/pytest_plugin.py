@@ -217,7 +217,8 @@ class BgFuzzItem(pytest.Item):
         self.kind, self.seed, self.examples = kind, seed, examples
 
     def runtest(self) -> None:
-        from conformance.commands.fuzz import CAPABILITY, campaign_report, run_campaign, summary
+        from conformance.commands.fuzz import campaign_report, summary
+        from conformance.harness.fuzz import CAPABILITY, run_campaign
 
         name = self.config.getoption("--bg-engine") or "reference"
         engine, info, _replies = _start_engine(self.config, name)

@@ -121,7 +121,8 @@ def test_fuzzing_a_chooser_finds_and_shrinks_an_illegal_choice():
     chosen-play form."""
     from engines_for_tests import chooser_no_larger_die
 
-    from conformance.commands.fuzz import campaign_report, run_campaign
+    from conformance.commands.fuzz import campaign_report
+    from conformance.harness.fuzz import run_campaign
 
     camp = run_campaign(chooser_no_larger_die(), "chooser", "chosen_play", 300, 0)
     assert camp.findings, "the smaller-die chooser was not caught"
@@ -136,7 +137,7 @@ def test_fuzzing_a_chooser_finds_and_shrinks_an_illegal_choice():
 def test_fuzzing_a_correct_chooser_finds_nothing():
     from engines_for_tests import chooser
 
-    from conformance.commands.fuzz import run_campaign
+    from conformance.harness.fuzz import run_campaign
 
     camp = run_campaign(chooser(), "chooser", "chosen_play", 200, 1)
     assert not camp.findings and camp.positions == 200

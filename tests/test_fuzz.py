@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from conformance.commands import fuzz
+from conformance.harness import found_cases, fuzz
 from conformance.engines.adapters.reference import ReferenceEngine
 from conformance.cases import load_file, load_suite
 from conformance.cli import main
@@ -169,7 +169,7 @@ def test_a_seed_fixes_the_run(larger_die_campaign):
     assert (a.found_at, a.data, a.shrink_calls) == (b.found_at, b.data, b.shrink_calls)
     assert a.example.request() == b.example.request()
     assert (fuzz.case_yaml(a, "e", "e", 0, "bg-ZZZZ") == fuzz.case_yaml(b, "e", "e", 0, "bg-ZZZZ"))
-    assert fuzz.fresh_ids(3, "salt") == fuzz.fresh_ids(3, "salt")
+    assert found_cases.fresh_ids(3, "salt") == found_cases.fresh_ids(3, "salt")
     other = fuzz.search(ReferenceEngine(), fuzz.Oracle(), "legal_plays", 300, 1)[0]
     same = fuzz.search(ReferenceEngine(), fuzz.Oracle(), "legal_plays", 300, 1)[0]
     assert other.positions == same.positions == 300

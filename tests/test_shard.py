@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.commands.fuzz import run_campaign
+from conformance.harness.fuzz import run_campaign
 from conformance.harness.mutants import mutant
 from conformance.reports.report import load_report
 from conformance.harness.shard import Shard

@@ -45,6 +45,7 @@ from conformance.model import (
     OFF, Cube, GameStateError, Match, ModelError, Position, effective_rules, format_play, other,
     parse_dice, parse_play, point_name,
 )
+from conformance.harness.questions import Question
 
 from reference_impl.game import cube_action, game_result
 from reference_impl.game import result_points
@@ -338,28 +339,6 @@ class Event:
 
 
 @dataclass
-class Question:
-    """A position of a record put to an engine: ``kind`` (legal_plays, play_check, game_result,
-    cube_action), where it is, and the inputs of the request (spec/protocol.md, run)."""
-
-    kind: str
-    file: str
-    game: int
-    move: int | None
-    line: int
-    position: Position | None = None
-    dice: tuple[int, int] | None = None
-    play: str | None = None
-    steps: list[tuple[int, int]] | None = None
-    cube: Cube | None = None
-    match: Match | None = None
-    rules: dict = field(default_factory=dict)
-    on_roll: str | None = None
-    moment: str | None = None
-    action: dict | None = None
-
-
-@dataclass
 class FileResult:
     """One record's counts (games, plays, no plays, cube actions, illegal events, errors) and
     its events; ``questions`` when asked for."""
@@ -429,9 +408,9 @@ class _Game:
 
     def question(self, kind: str, at: Action, **kw) -> None:
         if self.ask:
-            self.out.questions.append(Question(kind, self.rec.path, self.game.number, at.move, at.line,
-                                               match=self.match if kind in ("game_result", "cube_action") else None,
-                                               rules=dict(self.rec.rules), **kw))
+            match = self.match if kind in ("game_result", "cube_action") else None
+            self.out.questions.append(Question(kind, file=self.rec.path, game=self.game.number, move=at.move,
+                                               line=at.line, match=match, rules=dict(self.rec.rules), **kw))
 
     def run(self) -> None:
         for action in self.game.actions:
@@ -499,7 +478,7 @@ class _Game:
                 steps = list(_written_moves(play))
             self.question("play_check", action, position=position, dice=dice, play=play, steps=steps)
         if not judged.verdict.legal:
-            from conformance.commands.fuzz import REASON_ANCHORS
+            from conformance.harness.found_cases import REASON_ANCHORS
 
             written = action.text.split(":", 1)[-1].strip() if ":" in action.text else action.text
             reason = judged.verdict.reason
@@ -524,7 +503,7 @@ class _Game:
         self.question("cube_action", action, on_roll=on_roll, moment=moment, cube=self.cube,
                       action={"by": action.side, "type": kind})
         if not answer["allowed"]:
-            from conformance.commands.fuzz import CUBE_REASON_ANCHORS
+            from conformance.harness.found_cases import CUBE_REASON_ANCHORS
 
             reason = answer["reason"]
             self.event("illegal", action, f"{self.name(action.side)}: {action.text!r} is not allowed ({reason})",
@@ -742,7 +721,7 @@ def _question_yaml(q: Question, case_id: str) -> str | None:
     the reference has no answer for it."""
     from reference_impl import legal_plays
 
-    from conformance.commands.fuzz import case_text
+    from conformance.harness.found_cases import case_text
 
     rules = effective_rules(q.rules)
     where = f"{Path(q.file).name} game {q.game}" + (f" move {q.move}" if q.move is not None else "")
@@ -762,14 +741,12 @@ def _question_yaml(q: Question, case_id: str) -> str | None:
     else:
         kw["expected"] = cube_action(q.on_roll, q.moment, q.cube, q.match, q.action["by"], q.action["type"], rules)
         title = f"{where}: {q.action['by']} {q.action['type']}"
-    return case_text(q.kind, case_id, title, source=source, position=q.position, dice=q.dice, play=q.play,
-                     cube=q.cube, match=q.match, rules=q.rules, on_roll=q.on_roll, moment=q.moment,
-                     action=q.action, comment=f"A position of a recorded match ({where}).", **kw)
+    return case_text(q, case_id, title, source=source, comment=f"A position of a recorded match ({where}).", **kw)
 
 
 def question_cases(questions: list[Question], salt: str) -> list[tuple[Question, str]]:
     """Each question with its case text (fresh ids, the same for the same questions)."""
-    from conformance.commands.fuzz import fresh_ids
+    from conformance.harness.found_cases import fresh_ids
 
     ids = fresh_ids(len(questions), f"replay:{salt}")
     out = []
@@ -783,15 +760,12 @@ def question_cases(questions: list[Question], salt: str) -> list[tuple[Question,
 def load_question_cases(pairs: list[tuple[Question, str]]):
     """The cases of the texts, loaded by ``conformance.cases.load_file`` (so a case prints
     exactly as it loads); returns [(question, text, case)] and the load errors."""
-    from conformance.cases import load_file
+    from conformance.harness.found_cases import load_case_text
 
     if not pairs:
         return [], []
     body = "format: 1\ncases:\n" + "".join(text.split("cases:\n", 1)[1] for _q, text in pairs)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "replay.bgcase.yaml"
-        path.write_text(body, encoding="utf-8")
-        cases, errors = load_file(path, display="replay.bgcase.yaml")
+    cases, errors = load_case_text(body, "replay.bgcase.yaml")
     by_id = {c.id: c for c in cases}
     out = []
     for q, text in pairs:
@@ -954,8 +928,9 @@ def cmd_replay(args) -> int:
 
 def _illegal_cases(r: FileResult) -> list[str]:
     """A play_check case for every illegal play of a file (the reference's verdict)."""
-    questions = [Question("play_check", r.file, e.game, e.move, e.line, position=e.position, dice=e.dice,
-                          play=None, steps=None) for e in r.events if e.level == "illegal" and e.kind == "play"]
+    questions = [Question("play_check", file=r.file, game=e.game, move=e.move, line=e.line, position=e.position,
+                          dice=e.dice, play=None, steps=None)
+                 for e in r.events if e.level == "illegal" and e.kind == "play"]
     out = []
     for q, e in zip(questions, [e for e in r.events if e.level == "illegal" and e.kind == "play"]):
         q.steps = _steps_of(e)

@@ -12,9 +12,10 @@ Public strategies (spec: board.checkers; every value is valid by construction):
   to the single / gammon / backgammon boundaries (spec: score.*).
 - ``cubes()``, ``matches()``, ``rule_dicts(rule_options)``: the state beside the
   board, restricted to the rule option values an engine declares.
-- ``examples(kind, rule_options=None)``: whole fuzzing inputs (``Example``) for
-  ``legal_plays``, ``play_check`` (a candidate play, legal or not) and
-  ``game_result``; ``Example.request()`` is the engine request.
+- ``examples(kind, rule_options=None)``: whole fuzzing inputs (a ``Question`` of
+  ``conformance.harness.questions``) for ``legal_plays``, ``chosen_play``,
+  ``play_check`` (a candidate play, legal or not) and ``game_result``;
+  ``Question.request()`` is the engine request.
 
 How they are built, and why: each value is *decoded* from a fixed number of bytes
 (``decode_position``, ``decode_example``) that Hypothesis draws in one go. One
@@ -30,7 +31,7 @@ and hands a failing example's bytes back to Hypothesis to shrink.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from hypothesis import strategies as st
@@ -39,10 +40,11 @@ from conformance.model import (
     BAR, CHECKERS, OFF, Cube, Match, ModelError, Position, RULE_DEFAULTS, dice_moves, format_play,
     parse_play, point_name,
 )
+from conformance.harness.questions import Question
 from reference_impl.movegen import do_step
 
 __all__ = [
-    "SCENARIOS", "KINDS", "MOVE_BYTES", "GAME_BYTES", "Example", "decode_position", "decode_example",
+    "SCENARIOS", "KINDS", "MOVE_BYTES", "GAME_BYTES", "decode_position", "decode_example",
     "example_size", "positions", "dice", "rolls", "finished_positions", "cubes", "matches", "rule_dicts",
     "examples", "example_bytes",
 ]
@@ -191,38 +193,6 @@ def decode_position(data: bytes, on_roll: str | None = None) -> tuple[Position, 
 
 
 # -- examples -----------------------------------------------------------------------
-@dataclass
-class Example:
-    """One fuzzing input: ``kind``, the position, and by kind the dice, the
-    candidate play (notation and written moves), cube, match and rule options.
-    ``scenario`` names the layout the position came from."""
-
-    kind: str
-    position: Position
-    dice: tuple[int, int] | None = None
-    play: str | None = None
-    steps: list[tuple[int, int]] | None = None
-    cube: Cube | None = None
-    match: Match | None = None
-    rules: dict = field(default_factory=dict)
-    scenario: str = ""
-
-    def request(self, case_id: str = "fuzz") -> dict:
-        """The engine request (spec/protocol.md, run); ``rules`` with defaults filled in."""
-        req: dict[str, Any] = {"kind": self.kind, "case": case_id, "rules": {**RULE_DEFAULTS, **self.rules},
-                               "position": self.position.to_wire()}
-        if self.dice is not None:
-            req["dice"] = list(self.dice)
-        if self.play is not None:
-            req["play"] = self.play
-            req["steps"] = [list(s) for s in self.steps or []]
-        if self.cube is not None:
-            req["cube"] = self.cube.to_dict()
-        if self.match is not None:
-            req["match"] = self.match.to_dict()
-        return req
-
-
 def written_moves(play: str) -> list[tuple[int, int]]:
     """The moves as written in ``play`` (``13/7*/5`` -> [(13, 7), (7, 5)]), the
     ``steps`` of a play_check request."""
@@ -370,8 +340,8 @@ def example_size(kind: str) -> int:
     return GAME_BYTES if kind == "game_result" else MOVE_BYTES if kind == "play_check" else POSITION_BYTES
 
 
-def decode_example(kind: str, data: bytes, rule_options: dict | None = None) -> Example:
-    """The Example of ``kind`` that ``data`` (``example_size(kind)`` bytes; missing
+def decode_example(kind: str, data: bytes, rule_options: dict | None = None) -> Question:
+    """The Question of ``kind`` that ``data`` (``example_size(kind)`` bytes; missing
     bytes count as zero) describes. ``rule_options``: the engine's declared values."""
     data = bytes(data).ljust(example_size(kind), b"\0")
     if kind == "game_result":
@@ -380,16 +350,16 @@ def decode_example(kind: str, data: bytes, rule_options: dict | None = None) -> 
         match = _money_or_match(data[at + 2:at + 7])
         # no double in the Crawford game (spec: cube.crawford): its cube is centred
         cube = Cube() if match.crawford else _cube(data[at:at + 2])
-        return Example(kind, position, cube=cube, match=match, rules=_rules(data[at + 7:at + 9], rule_options),
+        return Question(kind, position, cube=cube, match=match, rules=_rules(data[at + 7:at + 9], rule_options),
                        scenario="finished")
     position, scenario = decode_position(data)
     roll = (_die(data[1]), _die(data[2]))
     if kind in ("legal_plays", "chosen_play"):  # chosen_play: the same input, one play asked
-        return Example(kind, position, roll, scenario=scenario)
+        return Question(kind, position, roll, scenario=scenario)
     if kind == "play_check":
         steps = _candidate(position, roll, data[POSITION_BYTES:POSITION_BYTES + 6])
         play = _notation(position, steps)
-        return Example(kind, position, roll, play=play, steps=written_moves(play), scenario=scenario)
+        return Question(kind, position, roll, play=play, steps=written_moves(play), scenario=scenario)
     raise ValueError(f"no examples for kind {kind!r}; kinds: {', '.join(KINDS)}")
 
 
@@ -400,7 +370,7 @@ def example_bytes(kind: str) -> st.SearchStrategy[bytes]:
     return st.binary(min_size=n, max_size=n)
 
 
-def examples(kind: str, rule_options: dict | None = None) -> st.SearchStrategy[Example]:
+def examples(kind: str, rule_options: dict | None = None) -> st.SearchStrategy[Question]:
     """Fuzzing inputs of ``kind`` (legal_plays, play_check, game_result);
     ``rule_options``: the rule option values the engine declares."""
     if kind not in KINDS:
