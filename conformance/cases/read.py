@@ -24,6 +24,7 @@ import yaml
 from conformance.cases.typed import CaseError
 
 
+# -- YAML with line numbers ----------------------------------------------------
 def _make_loader(base: type) -> type:
     """A safe loader on ``base`` (LibYAML's CSafeLoader when present, else the
     pure-Python SafeLoader) with YAML 1.2 booleans (only true/false, so that
@@ -268,6 +269,7 @@ def _line_of(node, path: Iterable[Any]) -> int:
     return line
 
 
+# -- the size limit ------------------------------------------------------------
 #: the largest case file read, in bytes, unless BGCONF_MAX_CASE_FILE_BYTES or an
 #: explicit limit (bgconf validate/run --max-file-size) says otherwise
 DEFAULT_MAX_FILE_BYTES = 5_000_000

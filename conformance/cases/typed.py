@@ -30,6 +30,8 @@ from conformance.model import (
 #: The characters of a case id after ``bg-`` (no 0, 1, I, O: they read alike).
 ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
+#: The capability a case needs when it names none: by kind (``codec.FORMAT`` for a codec case
+#: of a format other than gnubg_id).
 KIND_REQUIRES = {
     "legal_plays": "legal-plays",
     "play_check": "play-check",
@@ -45,12 +47,14 @@ KIND_REQUIRES = {
     "perft": "perft",
     "game_record": "game-record",
 }
+#: Every capability a case may require and an engine may declare (spec/protocol.md, hello).
 CAPABILITIES = frozenset({
     "legal-plays", "play-check", "apply-play", "game-result", "cube", "match", "opening-roll",
     "codec.gnubg", "codec.xgid", "codec.gnubg-match-id", "codec.fibs", "perft", "game-record", "chosen-play",
 })
 #: The state fields each codec format carries and compares (spec: format.match-id, format.xgid).
 CODEC_FIELDS = {"gnubg_match_id": MATCH_ID_FIELDS, "xgid": XGID_FIELDS}
+#: The name ending of case files outside the bundled suite (what a directory given yields).
 USER_SUFFIX = ".bgcase.yaml"
 
 
@@ -73,7 +77,7 @@ class CaseError:
 class Case:
     """A validated case. ``position`` is a Position; ``dice`` a 2-tuple or None;
     ``steps`` the play's moves as written (play_check, apply_play; a move may span several dice); ``expected``
-    the parsed expectation (see ``_semantic``)."""
+    the parsed expectation (see ``conformance.cases.checks``)."""
 
     id: str
     title: str
@@ -173,6 +177,7 @@ class Suite:
     content_hash: str
 
     def by_id(self) -> dict[str, Case]:
+        """id -> case (ids are unique across a suite's files)."""
         return {c.id: c for c in self.cases}
 
 
