@@ -79,7 +79,8 @@ def _fresh_ids(count: int, rng: random.Random, taken: set[str]) -> list[str]:
 
 def _bundled_cases() -> tuple[list[dict], set[str]]:
     from conformance.cases import resources
-    from conformance.cases import _compose, case_files
+    from conformance.cases import case_files
+    from conformance.cases.read import _compose
 
     raws: list[dict] = []
     for path in case_files():

@@ -12,6 +12,8 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from conformance import cases as cases_module
+from conformance.cases import load as cases_load, positions as cases_positions, read as cases_read
+from conformance.cases import schema as cases_schema
 
 from conformance.harness import strategies
 from conformance.cases import ALIAS_MESSAGE, DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_ENV, load_file, load_suite
@@ -142,7 +144,9 @@ def test_a_directory_yields_only_bgcase_files(tmp_path):
 def test_the_per_kind_schemas_agree_with_the_full_schema():
     """The loader checks a case against its kind's flattened schema (for speed); it must
     accept and refuse exactly what the full case schema does."""
-    from conformance.cases import _case_validators, _compose, _fast_checks, case_files
+    from conformance.cases import case_files
+    from conformance.cases.read import _compose
+    from conformance.cases.schema import _case_validators, _fast_checks
 
     full, by_kind = _case_validators()
     raws = []
@@ -169,7 +173,7 @@ LOADERS = ["python"] + (["libyaml"] if hasattr(yaml, "CSafeLoader") else [])
 def loader(request, monkeypatch):
     """Every test using this runs with LibYAML's parser (when installed) and PyYAML's own."""
     if request.param == "python":
-        monkeypatch.setattr(cases_module, "_CaseLoader", cases_module._PyCaseLoader)
+        monkeypatch.setattr(cases_read, "_CaseLoader", cases_read._PyCaseLoader)
     return request.param
 
 
@@ -267,7 +271,7 @@ def test_an_over_large_file_is_refused_unread(tmp_path, loader, monkeypatch):
     def no_yaml(*args, **kwargs):
         raise AssertionError("the YAML of an over-large file was read")
 
-    monkeypatch.setattr(cases_module, "_read_yaml", no_yaml)
+    monkeypatch.setattr(cases_load, "_read_yaml", no_yaml)
     (err,) = load_file(path, max_bytes=1000)[1]
     assert err.line == 0 and err.case_id is None
     assert err.message.startswith(f"file is {size} bytes, over the limit of 1000 bytes for a case file")
@@ -360,25 +364,25 @@ _documents = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4)
 @settings(max_examples=100, deadline=None)
 @given(data=_documents, flow=st.sampled_from([None, True, False]), python=st.booleans())
 def test_the_event_reader_reads_what_pyyaml_reads(data, flow, python):
-    loader = cases_module._PyCaseLoader if python else cases_module._CaseLoader
+    loader = cases_read._PyCaseLoader if python else cases_read._CaseLoader
     # three copies, so that the dump has no aliases of its own
     text = yaml.safe_dump({"format": 1, "x": copy.deepcopy(data), "cases": [copy.deepcopy(data), {"id": data}]},
                           default_flow_style=flow)
     try:
-        fast, lines = cases_module._read_yaml(text, loader)
-    except cases_module._SlowPath:
+        fast, lines = cases_read._read_yaml(text, loader)
+    except cases_read._SlowPath:
         return  # left to PyYAML (a timestamp, a merge key...)
-    node, slow = cases_module._compose(text, loader)
+    node, slow = cases_read._compose(text, loader)
     assert fast == slow
-    assert lines == [cases_module._line_of(node, ["cases", 0]), cases_module._line_of(node, ["cases", 1])]
+    assert lines == [cases_read._line_of(node, ["cases", 0]), cases_read._line_of(node, ["cases", 1])]
 
 
 @pytest.mark.parametrize("text", [
     "a: !!str 5\n", "a: 2024-01-01\n", "<<: {a: 1}\nb: 2\n", "? [a]\n: 1\n", "a: 1\n---\nb: 2\n", "a: 1\na: 2\n",
 ])
 def test_what_the_event_reader_leaves_to_pyyaml(text):
-    with pytest.raises(cases_module._SlowPath):
-        cases_module._read_yaml(text)
+    with pytest.raises(cases_read._SlowPath):
+        cases_read._read_yaml(text)
 
 
 def _variants(raw: dict, draw) -> dict:
@@ -413,8 +417,8 @@ def _variants(raw: dict, draw) -> dict:
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_the_compiled_schema_checks_agree_with_jsonschema(data):
-    _full, by_kind = cases_module._case_validators()
-    file_check, fast = cases_module._fast_checks()
+    _full, by_kind = cases_schema._case_validators()
+    file_check, fast = cases_schema._fast_checks()
     raws = _suite_raws()
     raw = _variants(data.draw(st.sampled_from(raws)), data.draw)
     kind = raw.get("kind")
@@ -423,13 +427,13 @@ def test_the_compiled_schema_checks_agree_with_jsonschema(data):
     top = {"format": data.draw(st.sampled_from([1, True, 1.0, "1"])), "cases": [raw]}
     if data.draw(st.booleans()):
         top[data.draw(st.sampled_from(["topic", "description", "extra"]))] = data.draw(_documents)
-    assert file_check(top) == cases_module._file_validator().is_valid(top)
+    assert file_check(top) == cases_schema._file_validator().is_valid(top)
 
 
 def _suite_raws() -> list:
     if not _SUITE_RAWS:
         for path in cases_module.case_files():
-            _SUITE_RAWS.extend(cases_module._compose(path.read_text())[1]["cases"])
+            _SUITE_RAWS.extend(cases_read._compose(path.read_text())[1]["cases"])
     return _SUITE_RAWS
 
 
@@ -474,7 +478,7 @@ def _board_forms():
 def test_the_fast_board_form_reader_agrees_with_position_from_dict(value):
     from conformance.model import Position
 
-    fast = cases_module._board_position(value)
+    fast = cases_positions._board_position(value)
     want = _outcome(Position.from_dict, value)
     if fast is not None:
         assert fast == want and (fast.x, fast.o) == (want.x, want.o)
@@ -487,7 +491,7 @@ def test_the_fast_board_form_reader_reads_the_bundled_positions():
     for raw in _suite_raws():
         for value in (raw.get("position"), raw.get("expect", {}).get("position")):
             if isinstance(value, dict):
-                fast = cases_module._board_position(value)
+                fast = cases_positions._board_position(value)
                 assert fast is None or fast == Position.from_dict(value)
                 read += fast is not None
     assert read > 200
@@ -505,7 +509,7 @@ def test_the_fast_play_result_agrees_with_notation_to_position(example):
         texts.append(" ".join(reversed(example.play.split())))
     for text in texts:
         want = _outcome(notation_to_position, example.position, text)
-        assert _outcome(cases_module._play_result, example.position, text, {}) == want, text
+        assert _outcome(cases_positions._play_result, example.position, text, {}) == want, text
 
 
 # -- codec cases: the expectation is checked against the model (spec: format.refusal) -----------

@@ -75,7 +75,7 @@ def bsd():
 
 
 def _check(engine, position, dice, play):
-    from conformance.cases import _written_moves
+    from conformance.cases.positions import _written_moves
 
     return engine.run({"kind": "play_check", "position": position.to_wire(), "dice": list(dice),
                        "play": play, "steps": [list(s) for s in _written_moves(play)]})
