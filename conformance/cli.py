@@ -57,7 +57,7 @@ def _suite_for(args):
     release, 3 when none loaded or the files are not those of --suite-version."""
     if getattr(args, "suite_version", None):
         from conformance.cases import case_files
-        from conformance.commands.release import ReleaseError, check_release, find_release
+        from conformance.reports.release import ReleaseError, check_release, find_release
 
         try:
             find_release(args.suite_version)
