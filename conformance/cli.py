@@ -539,7 +539,7 @@ def cmd_engines(args) -> int:
                 version, state = None, f"not available: {exc}"
         print(f"{name:<15} {version or '-':<22} {state}\n{'':<15} {text}")
     from conformance.engines.interface import installed_version
-    from conformance.commands.playout import OPENSPIEL_DIST
+    from conformance.harness.openspiel import OPENSPIEL_DIST
 
     version = installed_version(OPENSPIEL_DIST)  # played by bgconf playout only: it takes no position
     state = "installed" if version else "not installed: pip install 'bgconf[openspiel]'"
