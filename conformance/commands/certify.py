@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from pathlib import Path
 
 from conformance import __version__
 
-from conformance.cases import load_suite
 from conformance.commands.common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandExit, check_outputs, err
 from conformance.commands.execute import RENDERINGS, execute, finish, run_options, write_outputs
+
 
 def add_parser(sub) -> None:
     cert = sub.add_parser("certify", help="run a profile and write report, JUnit, Markdown, HTML certificate, badge",
@@ -83,73 +82,27 @@ def verify_certificate(path: str) -> int:
 
 
 def _verify(path: str) -> int:
-    """Re-check a certificate's report against the bundled suite: same suite version and
-    content hash, a full selection, every case of the profile present once and judged,
-    a complete run, and the verdict. Exit 0 when it holds, 1 when it does not, 2 when
-    the file cannot be read."""
+    """Re-check a certificate's report against the bundled suite (``reports.certificate``).
+    Exit 0 when it holds, 1 when it does not, 2 when the file cannot be read."""
     from conformance.reports import render
-    from conformance.harness.profiles import in_profile
+    from conformance.reports.certificate import NotACertificate, verify_report
 
     try:
         lines = render.read_jsonl(path)
     except (OSError, ValueError) as exc:
         err(f"--verify {path}: cannot read the report: {exc}")
         return EXIT_USAGE
-    head, cases, foot = render._parts(lines)
-    problems = []
-    if lines and isinstance(lines[0], dict) and lines[0].get("type") == "replay-header":
-        err(f"--verify {path}: a bgconf replay report; --verify reads the report of a certify or run")
+    try:
+        checked = verify_report(lines)
+    except NotACertificate as exc:
+        err(f"--verify {path}: {exc}")
         return EXIT_USAGE
-    if not head:
-        err(f"--verify {path}: no header line: not a bgconf report")
-        return EXIT_USAGE
-    picked = head.get("selection") or {}
-    profile = picked.get("profile") or "complete"
-    suite = load_suite()
-    if head.get("suite_version") != __version__:
-        problems.append(f"suite version {head.get('suite_version')!r}, this bgconf has {__version__}")
-    if head.get("content_hash") != suite.content_hash:
-        problems.append("the suite's content hash differs from this bgconf's bundled suite: the cases were not"
-                        " the released ones")
-    if not picked.get("full"):
-        problems.append(f"the run was narrowed ({render.narrowing(picked) or 'selection not recorded'})")
-    from conformance.harness.profiles import PROFILES
-
-    if profile not in PROFILES:
-        err(f"--verify {path}: profile {profile!r} is not one of {', '.join(PROFILES)}")
-        return EXIT_USAGE
-    levels = {c.id: c.level for c in suite.cases}
-    relevelled = sorted(c["id"] for c in cases if c["id"] in levels and c.get("level", "must") != levels[c["id"]])
-    if relevelled:
-        problems.append(f"case level(s) differ from the suite's: {', '.join(relevelled[:5])}")
-    if foot and (foot.get("interrupted") or foot.get("given_up")) and not foot.get("incomplete"):
-        problems.append("the footer says interrupted or given up but not incomplete")
-    want = {c.id for c in suite.cases if in_profile(c, profile)}
-    seen = Counter(c["id"] for c in cases if not c.get("scenario"))
-    missing = sorted(want - set(seen))
-    if missing:
-        problems.append(f"{len(missing)} case(s) of profile {profile} are not in the report"
-                        f" ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''})")
-    twice = sorted(cid for cid, n in seen.items() if n > 1)
-    if twice:
-        problems.append(f"case(s) reported more than once: {', '.join(twice[:5])}")
-    extra = sorted(set(seen) - want)
-    if extra:
-        problems.append(f"case(s) not in profile {profile}: {', '.join(extra[:5])}")
-    if not foot:
-        problems.append("no footer: the run did not finish")
-    elif foot.get("incomplete"):
-        problems.append("the run is incomplete" + (f" ({foot.get('given_up')})" if foot.get("given_up") else ""))
-    v = render.verdict(lines, profile)
-    engine = head.get("engine", {})
-    who = f"{engine.get('name', '?')} {engine.get('version', '')}".strip()
-    if not problems and not v["certified"]:
-        problems.append(f"the verdict is not certified: {v['why']}")
+    problems, who, profile = checked["problems"], checked["who"], checked["profile"]
     if problems:
         print(f"NOT VERIFIED {path}: {who}, profile {profile}")
         for p in problems:
             print(f"  - {p}")
         return EXIT_FAILED
-    print(f"verified {path}: {who} is certified for profile {profile} on all {len(want)} cases of suite"
-          f" {__version__} (content hash {suite.content_hash[:12]}); {v['why']}")
+    print(f"verified {path}: {who} is certified for profile {profile} on all {checked['cases']} cases of suite"
+          f" {__version__} (content hash {checked['content_hash'][:12]}); {checked['why']}")
     return EXIT_OK

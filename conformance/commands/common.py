@@ -276,7 +276,10 @@ def interruptible() -> Iterator[None]:
 
 # -- the suite the command line names ---------------------------------------------
 def load_cases(paths, progress=None, max_bytes=None):
-    """The loaded suite, its errors printed; a bad BGCONF_MAX_CASE_FILE_BYTES exits 2."""
+    """The ``Suite`` of ``paths`` (case files or directories, str; None or empty: the bundled
+    suite), its case file errors printed one a line; ``progress(done, total, cases)`` and
+    ``max_bytes`` (bytes per file) go to ``cases.load_suite``. Raises CommandExit(2) for a
+    bad BGCONF_MAX_CASE_FILE_BYTES."""
     try:
         suite = load_suite([Path(p) for p in paths] if paths else None, progress=progress, max_bytes=max_bytes)
     except ValueError as exc:
@@ -288,7 +291,8 @@ def load_cases(paths, progress=None, max_bytes=None):
 
 
 def check_anchors(spec: list[str] | None) -> None:
-    """Every --spec value names a clause of spec/rules.md or a section; else exit 2."""
+    """Every --spec value names a clause of spec/rules.md (``move.larger-die``) or a section
+    (``move``); else one line and CommandExit(2)."""
     if not spec:
         return
     clauses = resources.spec_clauses()
@@ -301,8 +305,10 @@ def check_anchors(spec: list[str] | None) -> None:
 
 
 def suite_for(args):
-    """The loaded suite, or exit: 2 when no case file was found or --suite-version names no
-    release, 3 when none loaded or the files are not those of --suite-version."""
+    """The suite of ``args.cases`` (None: the bundled suite) with at least one case, checked
+    against ``args.suite_version`` when given (docs/versions.md). Raises CommandExit: 2 when no
+    case file was found, the suite has no case or --suite-version names no release; 3 when no
+    case loaded or the files are not those of --suite-version."""
     if getattr(args, "suite_version", None):
         from conformance.cases import case_files
         from conformance.reports.release import ReleaseError, check_release, find_release

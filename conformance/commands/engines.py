@@ -9,6 +9,7 @@ import argparse
 from conformance.commands.common import EXIT_OK, exit_codes
 from conformance.engines.registry import BUILTIN, entry_point_engines, get_engine
 
+
 def add_parser(sub) -> None:
     eng = sub.add_parser(
         "engines", help="list the engines bgconf knows and whether they are installed",

@@ -16,6 +16,7 @@ from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_opt
 from conformance.harness.runner import asked_cases, run_cases, select
 from conformance.reports.report import case_line, footer, header
 
+
 #: the renderings of a run: option -> file suffix of certify's outputs
 RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
 
@@ -36,9 +37,11 @@ class RunRecord:
 
 
 def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> RunRecord:
-    """Check the outputs, load, select, start the engine, run (the report written case by
-    case), apply expectations. SIGINT/SIGTERM stop the run with what was answered.
-    Raises CommandExit for every reason the run cannot start."""
+    """Check the outputs (option -> path or None; ``directories``: the options that name a
+    directory), load, select, start the engine, run (the report written case by case),
+    apply expectations. SIGINT/SIGTERM stop the run with what was answered (the record
+    says which). Raises CommandExit for every reason the run cannot start: 2 bad selection
+    or output, 3 case file errors against --suite-version, 4 the engine cannot start."""
     from conformance.harness.expectations import ExpectationsError, apply_one, load, stale
     from conformance.harness.profiles import in_profile
     from conformance.reports.report import ReportWriter, selection
@@ -133,7 +136,9 @@ def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] =
 
 
 def write_outputs(args, lines, outputs: dict[str, str | None]) -> bool:
-    """The renderings other than the report (already written case by case)."""
+    """Write the renderings other than the report (already written case by case) from the
+    report's ``lines``: --junit, --markdown, --html, --badge where ``outputs`` names a path.
+    False when one could not be written (printed)."""
     from conformance.reports import render
 
     profile = args.profile or "complete"

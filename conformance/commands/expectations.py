@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from conformance.commands.common import EXIT_OK, EXIT_USAGE, err
 
+
 def add_parser(sub) -> None:
     exp = sub.add_parser("expectations", help="write an expectations file from a JSON Lines report",
                          description="Print an expectations file listing every failed case of REPORT "

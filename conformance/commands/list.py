@@ -8,6 +8,7 @@ from conformance.cases import resources
 from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, CommandExit, check_anchors, err, suite_for
 from conformance.harness.runner import select
 
+
 def add_parser(sub) -> None:
     lst = sub.add_parser("list", help="list cases: id, kind, spec anchors, title")
     lst.add_argument("--tag", action="append", metavar="T")

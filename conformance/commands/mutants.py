@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from conformance.commands.common import EXIT_FAILED, EXIT_OK, load_cases
 
+
 def add_parser(sub) -> None:
     mut = sub.add_parser("mutants", help="mutation score: run mutant engines, each breaking one rule",
                          description="Run every mutant of the reference engine (each breaks one rule) on the must"

@@ -9,6 +9,7 @@ import secrets
 from conformance.cases import ID_ALPHABET, load_suite, resources
 from conformance.commands.common import EXIT_OK, EXIT_USAGE, err, positive_int
 
+
 def add_parser(sub) -> None:
     new = sub.add_parser("new-id", help="print fresh case ids")
     new.add_argument("-n", "--count", type=positive_int, default=1)

@@ -12,6 +12,7 @@ from conformance.commands.common import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED
 from conformance.commands.execute import RENDERINGS, execute, finish, run_options, write_outputs
 from conformance.reports.report import failure_text, section_table, summary_line
 
+
 def add_parser(sub) -> None:
     run = sub.add_parser("run", help="run cases against an engine",
                          description="Run the suite (or selected cases) against an engine and print"

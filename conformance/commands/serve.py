@@ -11,6 +11,7 @@ from conformance.commands.common import EXIT_NO_ENGINE, EXIT_USAGE, err
 from conformance.engines.interface import EngineNotFound
 from conformance.engines.registry import get_engine
 
+
 def add_parser(sub) -> None:
     srv = sub.add_parser("serve", help="expose a Python engine over the JSON-lines protocol on stdin/stdout",
                          description="Answer the engine protocol of spec/protocol.md on stdin/stdout with a "

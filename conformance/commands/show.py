@@ -8,6 +8,7 @@ from conformance.cases import resources
 from conformance.commands.common import EXIT_OK, EXIT_USAGE, err, load_cases
 from conformance.harness.diagram import board_diagram
 
+
 def add_parser(sub) -> None:
     show = sub.add_parser("show", help="show one case: board diagram, dice, expectation")
     show.add_argument("id")

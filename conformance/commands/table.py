@@ -10,6 +10,7 @@ from conformance.commands.common import EXIT_OK, EXIT_USAGE, CommandExit, check_
 from conformance.engines.registry import BUILTIN
 from conformance.reports.table import certification_table
 
+
 def add_parser(sub) -> None:
     tab = sub.add_parser("table", help="the certification table of the README, regenerated",
                          description="Run the whole suite on each engine (default: every engine of bgconf engines "

@@ -12,6 +12,7 @@ import time
 from conformance.commands.common import EXIT_BAD_CASES, EXIT_CODES, EXIT_OK, err, load_cases
 from conformance.harness.recheck import recheck_on_reference
 
+
 def add_parser(sub) -> None:
     def _file_size(text: str) -> int:
         from conformance.cases import parse_size
