@@ -16,7 +16,7 @@ from conformance.model import ModelError, encode_position_id
 
 
 def _start(args):
-    """The started engine, or the exit code (``cliutil.open_engine``: 2 or 4)."""
+    """The started engine, or the exit code (``common.open_engine``: 2 or 4)."""
     from conformance.commands.common import CommandExit, open_engine
 
     try:
