@@ -12,7 +12,7 @@ from conformance.cases import load_suite
 from conformance.engines.registry import get_engine
 from conformance.model import Position, decode_position_id
 from conformance.harness.mutants import mutant
-from conformance.commands.perft import bisect, engine_perft
+from conformance.harness.perft import bisect, engine_perft
 from reference_impl.perft import divide, perft
 
 LAST = Position.from_dict({"on_roll": "x", "x": {"points": {1: 1}}, "o": {"points": {1: 1}}})

@@ -37,7 +37,7 @@ def test_help_teaches(capsys):
 
 
 def test_spec_anchor_from_the_rule_involved():
-    from conformance.commands.playout import anchors_for
+    from conformance.harness.playout import anchors_for
 
     assert anchors_for((6, 5), [], ["must-use-larger-die"], 1) == ["move.larger-die"]
     assert anchors_for((6, 5), [((25, 19), (19, 14))], [], 1) == ["move.maximum-dice", "bar.entry-point"]
@@ -47,7 +47,7 @@ def test_spec_anchor_from_the_rule_involved():
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from conformance.commands import playout  # noqa: E402
+from conformance.harness import playout  # noqa: E402
 from conformance.cases import load_file  # noqa: E402
 from reference_impl import legal_plays  # noqa: E402
 

@@ -304,7 +304,7 @@ def test_an_npm_engine_not_installed_names_the_npm_command(monkeypatch, tmp_path
         version, how = install_state(name)
         assert version is None and "npm ci --prefix" in how
     # list the npm engines only (no other engine is started for the listing)
-    monkeypatch.setattr("conformance.cli.BUILTIN", {n: registry.BUILTIN[n] for n in NPM})
+    monkeypatch.setattr("conformance.commands.engines.BUILTIN", {n: registry.BUILTIN[n] for n in NPM})
     assert main(["engines"]) == 0
     out = capsys.readouterr().out
     for name in NPM:

@@ -7,7 +7,8 @@ import shlex
 import sys
 
 from conformance.reports import render
-from conformance.cli import certification_table, main
+from conformance.cli import main
+from conformance.reports.table import certification_table
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.reports.report import header, selection
 

@@ -1,6 +1,7 @@
 """What every ``bgconf`` command shares: exit codes, checked numeric options, output
 paths checked before any work starts, starting an engine with one message for every
-way it can fail, and stopping cleanly on SIGINT or SIGTERM.
+way it can fail, stopping cleanly on SIGINT or SIGTERM, and loading the suite the
+command line names (``--cases``, ``--spec``, ``--suite-version``) with one message per problem.
 
 Exit codes (``EXIT_CODES`` is the text ``--help`` shows):
 
@@ -21,6 +22,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+from conformance.cases import USER_SUFFIX, load_suite, resources
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
 EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}
@@ -269,3 +272,63 @@ def interruptible() -> Iterator[None]:
         _depth -= 1
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+# -- the suite the command line names ---------------------------------------------
+def load_cases(paths, progress=None, max_bytes=None):
+    """The ``Suite`` of ``paths`` (case files or directories, str; None or empty: the bundled
+    suite), its case file errors printed one a line; ``progress(done, total, cases)`` and
+    ``max_bytes`` (bytes per file) go to ``cases.load_suite``. Raises CommandExit(2) for a
+    bad BGCONF_MAX_CASE_FILE_BYTES."""
+    try:
+        suite = load_suite([Path(p) for p in paths] if paths else None, progress=progress, max_bytes=max_bytes)
+    except ValueError as exc:
+        err(str(exc))
+        raise CommandExit(EXIT_USAGE) from None
+    for e in suite.errors:
+        print(f"error: {e}", file=sys.stderr)
+    return suite
+
+
+def check_anchors(spec: list[str] | None) -> None:
+    """Every --spec value names a clause of spec/rules.md (``move.larger-die``) or a section
+    (``move``); else one line and CommandExit(2)."""
+    if not spec:
+        return
+    clauses = resources.spec_clauses()
+    sections = sorted({a.split(".", 1)[0] for a in clauses})
+    for s in spec:
+        if s not in clauses and s not in sections:
+            err(f"--spec {s}: no such spec anchor or section; sections: {', '.join(sections)}"
+                 " (anchors: bgconf list shows them per case)")
+            raise CommandExit(EXIT_USAGE)
+
+
+def suite_for(args):
+    """The suite of ``args.cases`` (None: the bundled suite) with at least one case, checked
+    against ``args.suite_version`` when given (docs/versions.md). Raises CommandExit: 2 when no
+    case file was found, the suite has no case or --suite-version names no release; 3 when no
+    case loaded or the files are not those of --suite-version."""
+    if getattr(args, "suite_version", None):
+        from conformance.cases import case_files
+        from conformance.reports.release import ReleaseError, check_release, find_release
+
+        try:
+            find_release(args.suite_version)
+        except ReleaseError as exc:
+            err(f"--suite-version {args.suite_version}: {exc}")
+            raise CommandExit(EXIT_USAGE) from None
+        try:
+            check_release(args.suite_version, case_files([Path(p) for p in args.cases] if args.cases else None))
+        except ReleaseError as exc:
+            err(f"--suite-version {args.suite_version}: {exc}")
+            raise CommandExit(EXIT_BAD_CASES) from None
+    suite = load_cases(args.cases)
+    if not suite.files:
+        err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")
+        raise CommandExit(EXIT_USAGE)
+    if not suite.cases:
+        err("no case could be loaded (the errors are above)" if suite.errors
+             else f"no case in {', '.join(args.cases or ['the bundled suite'])}")
+        raise CommandExit(EXIT_BAD_CASES if suite.errors else EXIT_USAGE)
+    return suite

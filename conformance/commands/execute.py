@@ -1,0 +1,200 @@
+"""The run that ``bgconf run`` and ``bgconf certify`` share: their common options, the checks
+before the engine starts, the run with its report written case by case, the other renderings
+and the exit code of an interrupted run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from conformance.cases import resources
+from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_options, check_anchors, check_outputs,
+                                         err, interruptible, open_engine, shard, signal_name, suite_for, write_text)
+from conformance.harness.runner import asked_cases, run_cases, select
+from conformance.reports.report import case_line, footer, header
+
+
+#: the renderings of a run: option -> file suffix of certify's outputs
+RENDERINGS = {"report": "jsonl", "junit": "junit.xml", "markdown": "md", "html": "html", "badge": "badge.json"}
+
+
+class RunRecord:
+    """What one run of cases produced: the engine's description, the suite, the results,
+    the report lines (header, cases, footer), stale expectations, and the interruption
+    (None, "SIGINT" or "SIGTERM")."""
+
+    def __init__(self, info, suite, results, lines, stale, interrupted):
+        self.info, self.suite, self.results, self.lines = info, suite, results, lines
+        self.stale, self.interrupted = stale, interrupted
+        self.report_error: str | None = None
+
+    @property
+    def footer(self) -> dict:
+        return self.lines[-1]
+
+
+def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> RunRecord:
+    """Check the outputs (option -> path or None; ``directories``: the options that name a
+    directory), load, select, start the engine, run (the report written case by case),
+    apply expectations. SIGINT/SIGTERM stop the run with what was answered (the record
+    says which). Raises CommandExit for every reason the run cannot start: 2 bad selection
+    or output, 3 case file errors against --suite-version, 4 the engine cannot start."""
+    from conformance.harness.expectations import ExpectationsError, apply_one, load, stale
+    from conformance.harness.profiles import in_profile
+    from conformance.reports.report import ReportWriter, selection
+
+    check_outputs(outputs, directories)
+    check_anchors(args.spec)
+    suite = suite_for(args)
+    chosen = select(suite.cases, args.case, args.tag, args.spec)
+    if args.case:
+        unknown = set(args.case) - {c.id for c in suite.cases}
+        if unknown:
+            err(f"unknown case id(s): {', '.join(sorted(unknown))} (bgconf list shows the ids)")
+            raise CommandExit(EXIT_USAGE)
+    if args.profile:
+        chosen = [c for c in chosen if in_profile(c, args.profile)]
+    shard = getattr(args, "shard", None)
+    if shard is not None:
+        selected = len(chosen)
+        chosen = [c for i, c in enumerate(chosen) if shard.owns(i)]
+        if selected and not chosen:
+            err(f"--shard {shard}: this shard has no case: the selection has {selected} case(s);"
+                f" give N at most {selected}")
+            raise CommandExit(EXIT_USAGE)
+    if not chosen:
+        err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
+             f" anchors and tags; tags: {', '.join(sorted(resources.registered_tags()))}")
+        raise CommandExit(EXIT_USAGE)
+    expectations = None
+    if args.expectations:
+        try:
+            expectations = load(args.expectations)
+        except ExpectationsError as exc:
+            err(str(exc))
+            raise CommandExit(EXIT_USAGE) from None
+    try:
+        writer = ReportWriter(outputs.get("--report"))
+    except OSError as exc:
+        err(f"--report {outputs.get('--report')}: cannot write there: {exc.strerror or exc}")
+        raise CommandExit(EXIT_USAGE) from None
+    try:
+        engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
+    except CommandExit:
+        writer.close()
+        raise
+    from conformance.cases import CAPABILITIES
+
+    odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
+    if odd:
+        err(f"warning: engine declares unknown capabilities {', '.join(map(repr, odd))};"
+             f" known: {', '.join(sorted(CAPABILITIES))}")
+    if getattr(args, "scenarios", False):
+        from conformance.harness.scenarios import variants
+
+        chosen = chosen + [v for c in chosen for v in variants(c, info)]
+    chosen = asked_cases(chosen, info)
+    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, getattr(args, "scenarios", False),
+                       shard)
+    results: list = []
+
+    def answered(result) -> None:
+        if expectations is not None:
+            apply_one(result, expectations)
+        results.append(result)
+        writer.write(case_line(result, args.engine))
+
+    t0 = time.perf_counter()
+    interrupted = None
+    try:
+        with interruptible():
+            writer.write(header(info, suite.content_hash, sys.argv[1:], picked))
+            try:
+                run_cases(engine, chosen, progress=answered, strict_sets=getattr(args, "strict_sets", False))
+            finally:
+                engine.close()
+    except KeyboardInterrupt as exc:  # keep what was answered; the footer says why it stopped
+        interrupted = signal_name(exc)
+        engine.close()
+    wall = time.perf_counter() - t0
+    warnings = list(getattr(engine, "warnings", []))
+    writer.write(footer(results, wall, selected=len(chosen), interrupted=interrupted or False,
+                        restarts=getattr(engine, "restarts", 0), given_up=getattr(engine, "given_up", None),
+                        warnings=warnings))
+    writer.close()
+    for w in warnings:
+        err(f"warning: {w}")
+    if writer.error:
+        err(f"--report {outputs.get('--report')}: could not be written: {writer.error}")
+    gone = stale(expectations, {c.id for c in suite.cases}) if expectations else []
+    record = RunRecord(info, suite, results, writer.lines, gone, interrupted)
+    record.report_error = writer.error
+    return record
+
+
+def write_outputs(args, lines, outputs: dict[str, str | None]) -> bool:
+    """Write the renderings other than the report (already written case by case) from the
+    report's ``lines``: --junit, --markdown, --html, --badge where ``outputs`` names a path.
+    False when one could not be written (printed)."""
+    from conformance.reports import render
+
+    profile = args.profile or "complete"
+    makers = {
+        "--junit": lambda: render.junit_xml(lines),
+        "--markdown": lambda: render.markdown(lines, profile),
+        "--html": lambda: render.html_certificate(lines, profile),
+        "--badge": lambda: json.dumps(render.badge(lines, profile), indent=2) + "\n",
+    }
+    ok = True
+    for option, make in makers.items():
+        if outputs.get(option):
+            ok = write_text(option, outputs[option], make()) and ok
+    return ok
+
+
+def finish(record: RunRecord, code: int) -> int:
+    """The exit code: 130/143 when interrupted, else ``code``."""
+    from conformance.commands.common import EXIT_SIGNAL
+
+    if record.interrupted:
+        err(f"interrupted by {record.interrupted}: {len(record.results)} of {record.footer['selected']}"
+             " cases answered; the report keeps them and says interrupted")
+        return EXIT_SIGNAL[record.interrupted]
+    return code
+
+
+def run_options(p: argparse.ArgumentParser) -> None:
+    """The options of a run, shared by ``bgconf run`` and ``bgconf certify`` (certify: --engine optional)."""
+    from conformance.harness.profiles import PROFILES
+
+    p.add_argument("--engine", required=not p.prog.endswith("certify"),
+                   help="reference, gnubg, \"cmd:COMMAND\" (any program speaking spec/protocol.md), "
+                        "python:module:factory, or an engine registered in the bgconf.engines entry point "
+                        "group (see bgconf engines)")
+    p.add_argument("--profile", choices=PROFILES, help="only the cases of this profile (certify: required)")
+    p.add_argument("--case", action="append", metavar="ID", help="run only this case id (repeatable)")
+    p.add_argument("--tag", action="append", metavar="T", help="run only cases with this tag (repeatable)")
+    p.add_argument("--spec", action="append", metavar="ANCHOR",
+                   help="run only cases naming this anchor or section, e.g. bearoff or move.larger-die")
+    p.add_argument("--cases", action="append", metavar="PATH",
+                   help="case files or directories instead of the bundled suite (repeatable)")
+    p.add_argument("--expectations", metavar="FILE",
+                   help="known failures of this engine: listed failures become xfail; a listed pass (xpass) "
+                        "or a listed id that is not in the suite fails the run")
+    p.add_argument("--scenarios", action="store_true",
+                   help="also ask every case again with colours swapped, dice reversed, and the position as a "
+                        "Position ID or XGID (when the engine declares those formats); shown as bg-XXXX[swapped]")
+    p.add_argument("--shard", type=shard, metavar="K/N",
+                   help="run only shard K of N of the selected cases (every N-th case from the K-th, in selection"
+                        " order); bgconf merge joins the N reports into one (certify refuses it: certify the merged"
+                        " report with certify --verify)")
+    p.add_argument("--suite-version", metavar="V",
+                   help="refuse to run unless the case files are exactly those of release V (releases/V.json,"
+                        " written by bgconf release; or the path of a manifest FILE.json): exit 3 when they differ")
+    p.add_argument("--strict-sets", action="store_true",
+                   help="a legal_plays reply that lists one play (one resulting position) more than once fails"
+                        " the case; without it the case is judged on the set and the duplicates are reported")
+    add_engine_options(p)

@@ -1,0 +1,74 @@
+"""``bgconf run``: run cases against an engine and print failures, a table per spec section and
+a summary; the options, the printing and the exit codes (the run itself: ``commands.execute``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from conformance.commands.common import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandExit,
+                                         count)
+from conformance.commands.execute import RENDERINGS, execute, finish, run_options, write_outputs
+from conformance.reports.report import failure_text, section_table, summary_line
+
+
+def add_parser(sub) -> None:
+    run = sub.add_parser("run", help="run cases against an engine",
+                         description="Run the suite (or selected cases) against an engine and print"
+                                     " failures, a table per spec section and a summary.",
+                         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run_options(run)
+    run.add_argument("--report", metavar="FILE.jsonl", help="write the JSON Lines report of record")
+    run.add_argument("--junit", metavar="FILE.xml", help="write JUnit XML")
+    run.add_argument("--markdown", metavar="FILE.md", help="write a Markdown summary (e.g. a CI step summary)")
+    run.add_argument("--html", metavar="FILE.html", help="write the HTML certificate page")
+    run.add_argument("--badge", metavar="FILE.json", help="write a shields.io badge JSON")
+    run.add_argument("--max-failures", type=count, default=20, metavar="N",
+                     help="show at most N failures in full (default 20)")
+    run.add_argument("-v", "--verbose", action="store_true", help="also list unsupported and xfail cases")
+    run.set_defaults(func=cmd_run)
+
+
+def cmd_run(args) -> int:
+    outputs = {f"--{k}": getattr(args, k, None) for k in RENDERINGS}
+    try:
+        record = execute(args, outputs)
+    except CommandExit as stop:
+        return stop.code
+    results, lines, info = record.results, record.lines, record.info
+    written = write_outputs(args, lines, outputs) and not record.report_error
+    bad = [r for r in results if r.status in ("fail", "errored", "timeout", "xpass")]
+    for r in bad[: args.max_failures]:
+        print(failure_text(r, args.engine))
+        print()
+    if len(bad) > args.max_failures:
+        print(f"... {len(bad) - args.max_failures} more not shown (--max-failures)")
+    if args.verbose:
+        for r in results:
+            if r.status in ("unsupported", "xfail"):
+                print(f"{r.status.upper()} {r.case.nodeid}: {r.outcome.message}"
+                      + (f" (bug report: {r.link})" if r.link else ""))
+    doubled = [r for r in results if r.outcome.duplicates and r.status == "pass"]
+    if doubled:
+        print(f"warning: {len(doubled)} passing case(s) listed a play more than once"
+              f" ({', '.join(r.case.name for r in doubled[:10])}{', ...' if len(doubled) > 10 else ''});"
+              " --strict-sets makes them fail")
+    for message in record.stale:
+        print(f"error: {message}", file=sys.stderr)
+    foot = record.footer
+    print(f"engine: {info.get('name')} {info.get('version', '')}".rstrip())
+    print(section_table(results))
+    why = ""
+    if foot["interrupted"]:
+        why = f" (interrupted by {foot['interrupted']})"
+    elif foot["given_up"]:
+        why = f" (incomplete: {foot['given_up']})"
+    elif foot["incomplete"]:
+        why = " (incomplete)"
+    print(summary_line(results, foot["wall_s"]) + why)
+    if bad or foot["incomplete"] or record.stale:
+        return finish(record, EXIT_FAILED)
+    if not written:
+        return finish(record, EXIT_USAGE)
+    return finish(record, EXIT_BAD_CASES if record.suite.errors else EXIT_OK)

@@ -1,0 +1,152 @@
+"""Every case against every engine, as a static site, from reports (``bgconf matrix``).
+
+The site (no server, no network: open ``DIR/index.html`` from disk):
+
+- ``index.html``: the engines (name, version, report, suite version, counts), the pass
+  rate of each engine per spec section, and every case with its status in each engine
+  and in how many engines it fails, with filters by section, kind, tag and status;
+- ``cases/NAME.html``: one page per case: its YAML as written, the text of each spec
+  clause it names, each engine's status, message, bug link and re-run command;
+- ``spec.html``: every clause of spec/rules.md by anchor;
+- ``matrix.json``: the data the pages are drawn from (``matrix_data``).
+
+Case details (title, tags, YAML) come from the suite the reports ran (``--cases``, default
+the bundled suite); a case a report names that the suite lacks is shown from the report.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from conformance.harness.compare import STATUSES
+from conformance.reports.render import BAD, TEMPLATES
+
+
+def _name(line: dict) -> str:
+    return f"{line['id']}[{line['scenario']}]" if line.get("scenario") else line["id"]
+
+
+def page_name(name: str) -> str:
+    """The file name of a case's page: ``bg-7Q3K.html``, ``bg-7Q3K-swapped.html``."""
+    return re.sub(r"[^A-Za-z0-9-]+", "-", name).strip("-") + ".html"
+
+
+def case_sources(cases) -> dict[str, str]:
+    """Case id -> its YAML text as written in its file (from its line to the next case's)."""
+    by_file: dict[str, list] = defaultdict(list)
+    for c in cases:
+        if not c.scenario:
+            by_file[c.file].append(c)
+    sources = {}
+    for file, group in by_file.items():
+        path = Path(file)
+        if not path.is_absolute() and not path.exists():
+            from conformance.cases import resources
+
+            path = resources.data_root() / file
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        group.sort(key=lambda c: c.line)
+        for c, after in zip(group, group[1:] + [None]):
+            end = after.line - 1 if after else len(lines)
+            sources[c.id] = "\n".join(lines[c.line - 1:end]).rstrip()
+    return sources
+
+
+def _labels(reports: list[tuple[str, list[dict]]]) -> list[str]:
+    labels = []
+    for path, lines in reports:
+        engine = lines[0].get("engine", {})
+        labels.append(f"{engine.get('name', '?')} {engine.get('version', '')}".strip())
+    counts = Counter(labels)
+    return [f"{label} ({Path(path).name})" if counts[label] > 1 else label
+            for label, (path, _lines) in zip(labels, reports)]
+
+
+def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
+    """The matrix of ``reports`` (path and lines of each, as ``report.load_report`` gives)::
+
+        {"suite_versions": [...], "engines": [{"label", "name", "version", "report", "suite_version",
+                                               "content_hash", "complete", "counts": {status: n}}],
+         "sections": {section: [{"pass": n, "answered": n, "total": n}, ...one per engine]},
+         "cases": [{"name", "id", "title", "kind", "level", "tags", "file", "line", "spec", "section",
+                    "statuses": [status or None per engine], "fails_in": n,
+                    "answers": [{"status", "message", "link", "repro"} or None per engine]}],
+         "clauses": {anchor: text}}
+
+    ``answered`` excludes unsupported cases; a case counts in every section its anchors
+    name; ``fails_in`` counts engines whose status is fail, errored, timeout or xpass."""
+    from conformance.cases import resources
+
+    known = {c.name: c for c in suite_cases}
+    engines, by_name = [], defaultdict(lambda: [None] * len(reports))
+    for i, ((path, lines), label) in enumerate(zip(reports, _labels(reports))):
+        head = lines[0]
+        foot = lines[-1] if lines[-1]["type"] == "footer" else {}
+        case_lines = [x for x in lines if x["type"] == "case"]
+        counted = Counter(c["status"] for c in case_lines)
+        engines.append({"label": label, "name": head["engine"].get("name", ""),
+                        "version": head["engine"].get("version", ""), "report": str(path),
+                        "suite_version": head["suite_version"], "content_hash": head["content_hash"],
+                        "complete": bool(foot) and not foot.get("incomplete"),
+                        "counts": {s: counted.get(s, 0) for s in STATUSES}})
+        for c in case_lines:
+            by_name[_name(c)][i] = c
+    cases, sections = [], defaultdict(lambda: [Counter() for _ in reports])
+    for name in sorted(by_name, key=lambda n: (by_name[n][0] is None, n)):
+        answers = by_name[name]
+        first = next(a for a in answers if a is not None)
+        case = known.get(name)
+        spec = list(case.spec) if case else first["spec"]
+        statuses = [a and a["status"] for a in answers]
+        cases.append({
+            "name": name, "id": first["id"], "title": case.title if case else first.get("title", ""),
+            "kind": first["kind"], "level": first.get("level", "must"),
+            "tags": list(case.tags) if case else [], "file": first["file"], "line": case.line if case else None,
+            "spec": spec, "section": spec[0].split(".", 1)[0], "statuses": statuses,
+            "fails_in": sum(s in BAD for s in statuses),
+            "answers": [a and {"status": a["status"], "message": a.get("message", ""), "link": a.get("link"),
+                               "repro": a.get("repro", "")} for a in answers]})
+        for section in dict.fromkeys(a.split(".", 1)[0] for a in spec):
+            for i, s in enumerate(statuses):
+                if s is not None:
+                    sections[section][i][s] += 1
+    clauses = resources.spec_clauses(limit=None)
+    return {
+        "suite_versions": sorted({e["suite_version"] for e in engines}),
+        "engines": engines,
+        "sections": {sec: [{"pass": c["pass"], "answered": sum(c.values()) - c["unsupported"],
+                            "total": sum(c.values())} for c in per] for sec, per in sorted(sections.items())},
+        "cases": cases,
+        "clauses": {a: clauses.get(a, "") for a in sorted({a for c in cases for a in c["spec"]})},
+    }
+
+
+def write_site(data: dict, out: Path, sources: dict[str, str]) -> list[Path]:
+    """Write the site into ``out`` (created); returns the files written. Raises OSError."""
+    from conformance.cases import resources
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cases").mkdir(exist_ok=True)
+    kinds = sorted({c["kind"] for c in data["cases"]})
+    tags = sorted({t for c in data["cases"] for t in c["tags"]})
+    written = []
+
+    def put(path: Path, text: str) -> None:
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+
+    put(out / "matrix.json", json.dumps(data, indent=1) + "\n")
+    put(out / "index.html", TEMPLATES.get_template("matrix.html.j2").render(
+        data=data, statuses=STATUSES, kinds=kinds, tags=tags, page_name=page_name, bad=BAD))
+    put(out / "spec.html", TEMPLATES.get_template("matrix_spec.html.j2").render(
+        data=data, clauses=resources.spec_clauses(limit=None)))
+    for case in data["cases"]:
+        put(out / "cases" / page_name(case["name"]), TEMPLATES.get_template("matrix_case.html.j2").render(
+            data=data, case=case, source=sources.get(case["id"], ""), bad=BAD))
+    return written
