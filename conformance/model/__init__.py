@@ -25,7 +25,10 @@ from .play import (
     play_to_position,
     point_name,
 )
-from .record import EVENT_TYPES, parse_event, swap_event, written_steps
+from .record import (
+    EVENT_TYPES, RESULT_EVENT_TYPES, Event, GameRecord, MatchRecord, RecordError, Source, parse_event, swap_event,
+    written_steps,
+)
 from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_sides, other
 
 __all__ = [
@@ -39,4 +42,5 @@ __all__ = [
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
     "point_name", "read_position", "EVENT_TYPES", "parse_event", "swap_event", "written_steps",
+    "RESULT_EVENT_TYPES", "Event", "GameRecord", "MatchRecord", "RecordError", "Source",
 ]
