@@ -95,6 +95,11 @@ class Event:
         return "play" if self.type in ("play", "roll_play") else self.type
 
     @property
+    def segments(self) -> list[tuple[int, int]]:
+        """The written moves as a list, by the name a match record's plays give them."""
+        return list(self.steps)
+
+    @property
     def line(self) -> int:
         return self.source.line if self.source else 0
 
