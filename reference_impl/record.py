@@ -238,8 +238,7 @@ class State(NamedTuple):
     record: bool = False
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """The answer to one event: ``accepted``, ``state`` (after it; unchanged when refused),
     ``reason`` (a refusal's code: RECORD_REASONS, ``check.REASONS`` or cube_action's);
     in the record dialect ``played`` (a refused play or double as it was played: the state

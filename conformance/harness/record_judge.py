@@ -148,6 +148,8 @@ class _GameJudging:
         self.state: State = start(match, record=True)
         self.unfinished = False  # a money session stopped on a roll shown but not played
         self.result: dict | None = None
+        self.judge = {"play": self._play, "double": self._double, "take": self._answer, "drop": self._answer,
+                      "resign": self._resign, "win": self._win}
 
     def finding(self, level: str, event: Event | None, message: str, **kw) -> Finding:
         e = Finding(level, self.rec.path, event.line if event else self.game.line, message, self.game.number,
@@ -173,9 +175,7 @@ class _GameJudging:
                 self.finding("illegal", event, f"{event.text!r} after the game ended", kind="after-end",
                              anchor="score.end")
                 return self.result
-            go_on = {"play": self._play, "double": self._double, "take": self._answer, "drop": self._answer,
-                     "resign": self._resign, "win": self._win}[event.kind](event)
-            if not go_on:
+            if not self.judge[event.kind](event):
                 return self.result
         if self.game.error is not None:
             e = self.game.error
