@@ -11,7 +11,7 @@
 - ``--bg-fuzz N`` adds differential fuzzing items (``bgconf-fuzz::KIND[seed=S]``,
   see ``conformance.commands.fuzz``); with pytest-xdist each worker runs its own shards.
 - ``--bg-replay PATH`` (repeatable; a record file or a folder of them) adds one item per
-  recorded game, node id ``FILE::game-N``, judged by the reference (``conformance.commands.replay``);
+  recorded game, node id ``FILE::game-N``, judged by the reference (``conformance.harness.record_judge``);
   it fails with the game's first illegal event or record error.
 """
 
@@ -253,7 +253,8 @@ class BgReplayItem(pytest.Item):
         self.record_path, self.game = record_path, game
 
     def runtest(self) -> None:
-        from conformance.commands.replay import event_text, judge_record, read_record, RecordError
+        from conformance.harness.record_judge import event_text, judge_record
+        from conformance.harness.record_reader import RecordError, read_record
 
         cache = self.config.stash.setdefault(_REPLAYS, {})
         key = str(self.record_path)
@@ -282,7 +283,8 @@ _REPLAYS = pytest.StashKey[dict]()
 
 
 def _replay_items(session: pytest.Session, paths: list[str]) -> list:
-    from conformance.commands.replay import RecordError, read_record, record_files
+    from conformance.harness.record_judge import record_files
+    from conformance.harness.record_reader import RecordError, read_record
 
     files, problems = record_files(paths)
     if problems:

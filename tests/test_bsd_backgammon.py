@@ -75,10 +75,10 @@ def bsd():
 
 
 def _check(engine, position, dice, play):
-    from conformance.cases.positions import _written_moves
+    from conformance.model import written_moves
 
     return engine.run({"kind": "play_check", "position": position.to_wire(), "dice": list(dice),
-                       "play": play, "steps": [list(s) for s in _written_moves(play)]})
+                       "play": play, "steps": [list(s) for s in written_moves(play)]})
 
 
 def test_it_checks_plays_at_its_own_prompt(bsd):

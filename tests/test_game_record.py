@@ -21,7 +21,7 @@ from conformance.model import Match, NotationError, Position, effective_rules, f
 from conformance.harness.runner import run_cases
 from conformance.harness.scenarios import variants
 from reference_impl import legal_plays
-from reference_impl.events import replay
+from reference_impl.record import replay
 
 
 def test_event_notation_reads_every_form():

@@ -19,7 +19,8 @@ pytest.importorskip("gvformat", reason="bgconf replay needs the gammonview libra
 
 from conformance.cli import main  # noqa: E402
 from conformance.model import Cube, Match, Position, RULE_DEFAULTS  # noqa: E402
-from conformance.commands.replay import judge_record, read_mat, read_record, replay_files  # noqa: E402
+from conformance.harness.record_judge import judge_record, replay_files  # noqa: E402
+from conformance.harness.record_reader import read_mat, read_record  # noqa: E402
 from conformance.harness.strategies import positions  # noqa: E402
 from reference_impl import legal_plays  # noqa: E402
 from reference_impl.game import result_points  # noqa: E402

@@ -35,10 +35,11 @@ from conformance.model import (
     parse_dice,
     parse_event,
     read_position,
+    written_moves,
 )
 
 from conformance.cases import resources
-from conformance.cases.positions import _board_position, _play_result, _unchecked_position, _written_moves
+from conformance.cases.positions import _board_position, _play_result, _unchecked_position
 from conformance.cases.typed import (
     CAPABILITIES,
     KIND_REQUIRES,
@@ -142,7 +143,7 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
     state = None
     try:
         if play is not None:
-            steps = _written_moves(play)
+            steps = list(written_moves(play))
             if "*" in play:
                 _check_hit_marks(position, play)
     except ModelError as exc:

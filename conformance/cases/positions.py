@@ -5,8 +5,7 @@ board form without the model's general reader, ``_play_result`` reaches the resu
 a play by moving checkers as the model does, and ``_unchecked_position`` builds a
 Position without a separate ``__dict__``. Each agrees with the model's own function
 (``Position.from_dict``, ``notation_to_position``: spec clauses move.*), which decides,
-and gives the error for, anything they do not read. ``_written_moves``: a play's
-moves as written (a move may span several dice).
+and gives the error for, anything they do not read.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from conformance.model import (
     Position,
     notation_to_position,
     parse_play,
-    written_steps,
 )
 from conformance.model.play import _move as _move_checker
 
@@ -67,10 +65,6 @@ def _board_position(value) -> Position | None:
         if x[p] and o[25 - p]:
             return None
     return _unchecked_position(value["on_roll"], x, o)
-
-
-def _written_moves(play: str) -> list[tuple[int, int]]:
-    return [tuple(step) for step in written_steps(play)]
 
 
 _parsed_play = functools.lru_cache(maxsize=4096)(parse_play)

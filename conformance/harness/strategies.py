@@ -38,7 +38,8 @@ from hypothesis import strategies as st
 
 from conformance.model import (
     BAR, CHECKERS, OFF, Cube, Match, ModelError, Position, RULE_DEFAULTS, dice_moves, format_play,
-    parse_play, point_name,
+    point_name,
+    written_moves,
 )
 from conformance.harness.questions import Question
 from reference_impl.movegen import do_step
@@ -193,15 +194,6 @@ def decode_position(data: bytes, on_roll: str | None = None) -> tuple[Position, 
 
 
 # -- examples -----------------------------------------------------------------------
-def written_moves(play: str) -> list[tuple[int, int]]:
-    """The moves as written in ``play`` (``13/7*/5`` -> [(13, 7), (7, 5)]), the
-    ``steps`` of a play_check request."""
-    moves: list[tuple[int, int]] = []
-    for points, _marks in parse_play(play):
-        moves.extend(zip(points, points[1:]))
-    return moves
-
-
 def _notation(position: Position, steps: Sequence[tuple[int, int]]) -> str:
     """Canonical notation when the steps can be played physically, else the moves
     written one by one (a play_check candidate may be impossible)."""
@@ -359,7 +351,7 @@ def decode_example(kind: str, data: bytes, rule_options: dict | None = None) -> 
     if kind == "play_check":
         steps = _candidate(position, roll, data[POSITION_BYTES:POSITION_BYTES + 6])
         play = _notation(position, steps)
-        return Question(kind, position, roll, play=play, steps=written_moves(play), scenario=scenario)
+        return Question(kind, position, roll, play=play, steps=list(written_moves(play)), scenario=scenario)
     raise ValueError(f"no examples for kind {kind!r}; kinds: {', '.join(KINDS)}")
 
 

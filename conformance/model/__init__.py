@@ -24,8 +24,11 @@ from .play import (
     parse_play,
     play_to_position,
     point_name,
+    written_moves,
 )
-from .record import EVENT_TYPES, parse_event, swap_event, written_steps
+from .record import (
+    EVENT_TYPES, RESULT_EVENT_TYPES, Event, GameRecord, MatchRecord, RecordError, Source, parse_event, swap_event,
+)
 from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_sides, other
 
 __all__ = [
@@ -38,5 +41,6 @@ __all__ = [
     "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
-    "point_name", "read_position", "EVENT_TYPES", "parse_event", "swap_event", "written_steps",
+    "point_name", "read_position", "EVENT_TYPES", "parse_event", "swap_event", "written_moves",
+    "RESULT_EVENT_TYPES", "Event", "GameRecord", "MatchRecord", "RecordError", "Source",
 ]

@@ -14,6 +14,7 @@ present; a point not written inside a chain is taken as not hitting.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import Any, Iterable, Sequence
@@ -151,6 +152,15 @@ def parse_play(text: str) -> list[tuple[list[int], list[bool]]]:
             raise NotationError(f"{token!r}: a repeat count is 1..4")
         chains.extend([(points, marks)] * count)
     return chains
+
+
+@functools.lru_cache(maxsize=8192)
+def written_moves(text: str) -> tuple[Step, ...]:
+    """The moves of a play as written, in order: ``"13/7*/5 6/5"`` -> ``((13, 7), (7, 5), (6, 5))``
+    (mover's numbering, 25 bar, 0 off; a move may span several dice; ``(2)`` repeats a chain).
+    The ``steps`` of a play_check request (spec: format.notation). Cached: records and suites
+    repeat their plays. Raises NotationError."""
+    return tuple((a, b) for points, _marks in parse_play(text) for a, b in zip(points, points[1:]))
 
 
 def _apply_chains(position: Position, chains, order) -> Position:

@@ -18,16 +18,25 @@ One event is one line of text::
 ``type`` is one of EVENT_TYPES; ``side`` is absent for an opening throw, whose ``dice``
 are ``[x's die, o's die]``; ``play`` and ``steps`` (the moves as written, a move may span
 several dice) come with ``play`` and ``roll_play``.
+
+The same events, read from a match record (``.mat``, ``.sgf``), are ``Event`` objects: the
+one event type of every record, a game_record case's line and a match record's action alike,
+with where it was written (``Source``). A match record adds two types a game_record case has
+no line for: ``resign`` and ``win`` (the recorded result, ``value`` its points). The games and
+the match of such a record are ``GameRecord`` and ``MatchRecord``.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from .errors import NotationError
-from .play import parse_dice, parse_play
+from .play import parse_dice, written_moves
 
 EVENT_TYPES = ("opening", "roll", "play", "roll_play", "double", "take", "drop", "beaver", "raccoon")
+#: the event types only a match record writes: a resignation, and the recorded result
+RESULT_EVENT_TYPES = ("resign", "win")
 #: the cube verbs of the notation and the event type each writes
 CUBE_VERBS = {"doubles": "double", "redoubles": "double", "takes": "take", "drops": "drop",
               "beavers": "beaver", "raccoons": "raccoon"}
@@ -41,18 +50,130 @@ _FORMS = ("'opening x3 o1', 'x rolls 31', 'x plays 8/5 6/5', 'x 31: 8/5 6/5', 'x
           " 'o takes', 'o drops', 'o beavers', 'x raccoons'")
 
 
-def written_steps(play: str) -> list[list[int]]:
-    """The moves of a play as written: ``"13/7*/5 6/5"`` -> ``[[13, 7], [7, 5], [6, 5]]``
-    (25 bar, 0 off; a move may span several dice). Raises NotationError."""
-    steps = []
-    for points, _marks in parse_play(play):
-        steps.extend([a, b] for a, b in zip(points, points[1:]))
-    return steps
+@dataclass(frozen=True)
+class Source:
+    """Where an event was written: ``file`` (as shown), ``line`` (1-based, 0 = unknown),
+    ``game`` (1-based) and ``move`` (the move number written on the line, None when none)."""
+
+    file: str = ""
+    line: int = 0
+    game: int | None = None
+    move: int | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a record (spec: record.events): ``type`` (EVENT_TYPES or
+    RESULT_EVENT_TYPES), ``side`` (``x``/``o``; None for an opening throw), ``dice``
+    (two ints 1..6: the throw; for an opening throw x's die and o's die), ``play`` (the
+    moves as written, ``none`` for no play) and ``steps`` (them as ``(from, to)`` pairs in
+    the mover's numbering, 25 bar, 0 off, a pair possibly spanning several dice), ``value``
+    (a double's value offered, a win's points; None when not written), ``text`` (the event
+    as written) and ``source`` (where, or None)."""
+
+    type: str
+    side: str | None = None
+    dice: tuple[int, int] | None = None
+    play: str | None = None
+    steps: tuple[tuple[int, int], ...] = ()
+    value: int | None = None
+    text: str = ""
+    source: Source | None = field(default=None, compare=False)
+
+    @property
+    def kind(self) -> str:
+        """What is judged: ``play`` for a play with or without its throw, else the type."""
+        return "play" if self.type in ("play", "roll_play") else self.type
+
+    @property
+    def segments(self) -> list[tuple[int, int]]:
+        """The written moves as a list, by the name a match record's plays give them."""
+        return list(self.steps)
+
+    @property
+    def line(self) -> int:
+        return self.source.line if self.source else 0
+
+    @property
+    def move(self) -> int | None:
+        return self.source.move if self.source else None
+
+    @classmethod
+    def parse(cls, text: str, source: Source | None = None) -> "Event":
+        """The event of one line of the notation (see the module docstring). Raises
+        NotationError naming what cannot be read, with the forms an event may take."""
+        return cls.from_wire(parse_event(text), source)
+
+    @classmethod
+    def from_wire(cls, wire: dict, source: Source | None = None) -> "Event":
+        """The event of its wire form (``parse_event``'s dict; extra keys such as a case's
+        ``n`` are ignored). Raises KeyError for a dict without ``type``."""
+        dice = wire.get("dice")
+        return cls(wire["type"], wire.get("side"), tuple(dice) if dice is not None else None, wire.get("play"),
+                   tuple((a, b) for a, b in wire.get("steps", ())), wire.get("value"), wire.get("text", ""), source)
+
+    def to_wire(self) -> dict:
+        """The wire form (spec/protocol.md, game_record): the dict of ``parse_event``."""
+        out: dict = {"type": self.type}
+        if self.side is not None:
+            out["side"] = self.side
+        if self.dice is not None:
+            out["dice"] = list(self.dice)
+        if self.play is not None:
+            out["play"] = self.play
+            out["steps"] = [list(s) for s in self.steps]
+        if self.value is not None:
+            out["value"] = self.value
+        out["text"] = self.text
+        return out
+
+
+@dataclass
+class GameRecord:
+    """One game of a match record: its ``number``, header ``line``, ``score`` before it
+    ``{x, o}``, its ``events`` (Event, each with its Source), and ``error``: the
+    RecordError that stops it (None when it reads to the end)."""
+
+    number: int
+    line: int
+    score: dict
+    events: list
+    error: "RecordError | None" = None
+
+    @property
+    def actions(self) -> list:
+        """The events, by the name a match record gives them (its actions)."""
+        return self.events
+
+
+@dataclass
+class MatchRecord:
+    """A match record: ``path`` (the file as shown), match ``length`` (0 = money), player
+    ``names`` ``{x, o}`` (``x`` = the record's player 1), the rule options its header sets,
+    its ``games`` (GameRecord), and where it came from (``via``)."""
+
+    path: str
+    length: int
+    names: dict
+    rules: dict
+    games: list
+    via: str = ""
+
+
+class RecordError(Exception):
+    """A record (or one of its lines) cannot be read: ``line`` (1-based, 0 = the whole file)
+    and the reason (``message``)."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+        self.message = message
 
 
 def parse_event(text: str) -> dict:
-    """The wire form of one event line (see the module docstring). Raises NotationError
-    naming what cannot be read, with the forms an event may take."""
+    """The wire form of one event line (see the module docstring): ``Event.parse`` reads
+    it into the model. Raises NotationError naming what cannot be read, with the forms an
+    event may take."""
     if not isinstance(text, str):
         raise NotationError(f"an event is a line of text such as 'x 31: 8/5 6/5', not {text!r}")
     line = " ".join(text.split())
@@ -62,9 +183,9 @@ def parse_event(text: str) -> dict:
         return {"type": "roll", "side": m[1], "dice": list(parse_dice([int(m[2]), int(m[3])])), "text": line}
     if m := _ROLL_PLAY.fullmatch(line):
         return {"type": "roll_play", "side": m[1], "dice": [int(m[2]), int(m[3])], "play": m[4],
-                "steps": written_steps(m[4]), "text": line}
+                "steps": [list(move) for move in written_moves(m[4])], "text": line}
     if m := _PLAY.fullmatch(line):
-        return {"type": "play", "side": m[1], "play": m[2], "steps": written_steps(m[2]), "text": line}
+        return {"type": "play", "side": m[1], "play": m[2], "steps": [list(move) for move in written_moves(m[2])], "text": line}
     if m := _CUBE.fullmatch(line):
         return {"type": CUBE_VERBS[m[2]], "side": m[1], "text": line}
     raise NotationError(f"cannot read the event {text!r}; an event is one of {_FORMS}")

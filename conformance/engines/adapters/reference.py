@@ -13,7 +13,7 @@ from conformance.model import (
 )
 
 import reference_impl.check
-import reference_impl.events
+import reference_impl.record
 import reference_impl.game
 import reference_impl.movegen
 
@@ -117,8 +117,8 @@ class ReferenceEngine(Engine):
                   "position": Position.from_dict(game["position"]) if "position" in game else None,
                   "cube": Cube.from_dict(game["cube"]) if "cube" in game else None}
                  for game in request["games"]]
-        using = SimpleNamespace(**{name: getattr(self.rules, name) for name in vars(reference_impl.events.RULES)})
-        return {"events": reference_impl.events.replay(Match.from_dict(request.get("match")), games,
+        using = SimpleNamespace(**{name: getattr(self.rules, name) for name in vars(reference_impl.record.RULES)})
+        return {"events": reference_impl.record.replay(Match.from_dict(request.get("match")), games,
                                                        effective_rules(request.get("rules")), using)}
 
     def perft(self, request: dict) -> dict:
