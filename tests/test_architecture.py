@@ -95,7 +95,10 @@ def _resolve(dotted: str, attr: str):
         except ModuleNotFoundError:
             continue
         for name in parts[cut:] + ([attr] if attr else []):
-            obj = getattr(obj, name)
+            try:
+                obj = getattr(obj, name)
+            except AttributeError:  # a submodule not imported yet: ``from package import module``
+                obj = importlib.import_module(f"{obj.__name__}.{name}")
         return obj
     raise ModuleNotFoundError(dotted)
 

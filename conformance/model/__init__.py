@@ -1,6 +1,7 @@
-"""The spec's data types: positions, dice, plays, notation and codecs.
+"""The spec's data types: positions, dice, plays, notation, codecs and the record model.
 
-Imports nothing else of bgconf: it is the bottom layer (model <- reference_impl <- harness <- CLI).
+May import nothing else of bgconf: it is the bottom layer, which the reference engine and every
+folder of conformance/ build on.
 """
 
 from .errors import REFUSALS, CodecError, DiceError, FalseHitMark, ModelError, NotationError, PositionError
