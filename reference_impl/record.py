@@ -320,6 +320,11 @@ def _begin(before: State | None, match: Match, game: dict, number: int) -> State
 
 def _apply(state: State, event: Event, rules: dict, fns: SimpleNamespace) -> State:
     kind, side = event.type, event.side
+    if kind == "roll_play" and state.moment == "before_roll" and side == state.on_roll \
+            and state.position is not None:
+        # the common event of a record, a turn's throw and play, answered as the general
+        # path below answers it, without its other tests
+        return _play(state, tuple(event.dice), event, rules, fns)
     if kind in ("resign", "win") and not state.record:
         raise _Refused("wrong-moment")
     if kind == "win":
@@ -345,13 +350,17 @@ def _apply(state: State, event: Event, rules: dict, fns: SimpleNamespace) -> Sta
     if kind == "roll":
         return _roll(state, tuple(event.dice), rules)
     if kind == "play":
-        return _play(state, event, rules, fns)
+        if state.moment != "after_roll":
+            raise _Refused("wrong-moment")
+        return _play(state, state.dice, event, rules, fns)
     # roll_play: after an opening throw the written dice are its numbers (or, where the
-    # starter may throw again, a new throw); otherwise a throw, then the play
+    # starter may throw again, a new throw); otherwise a throw, then the play. The throw's
+    # state is not made: the play's state follows from the one before it (replay's hot path)
     dice = tuple(event.dice)
-    if not (state.opening and state.moment == "after_roll" and sorted(dice) == sorted(state.dice)):
-        state = _roll(state, dice, rules)
-    return _play(state, event, rules, fns)
+    if state.opening and state.moment == "after_roll" and sorted(dice) == sorted(state.dice):
+        return _play(state, state.dice, event, rules, fns)
+    _may_roll(state, rules)
+    return _play(state, dice, event, rules, fns)
 
 
 def _opening(state: State, dice: tuple[int, int], rules: dict, fns: SimpleNamespace) -> State:
@@ -368,30 +377,36 @@ def _opening(state: State, dice: tuple[int, int], rules: dict, fns: SimpleNamesp
                    position=Position.start(got["starts"]), dice=tuple(got["dice"]), opening=True)
 
 
-def _roll(state: State, dice: tuple[int, int], rules: dict) -> State:
-    """A throw of the dice: at the start of a turn, or once more by the starter over
-    the opening numbers under the re-roll variant (spec: opening.reroll-variant)."""
+def _may_roll(state: State, rules: dict) -> None:
+    """Whether the side on roll may throw the dice now: at the start of a turn, or once more
+    by the starter over the opening numbers under the re-roll variant (spec:
+    opening.reroll-variant). Raises _Refused (wrong-moment, wrong-dice)."""
     if state.moment == "before_roll":
-        return state._replace(moment="after_roll", dice=dice, opening=False)
+        return
     if state.moment == "after_roll" and state.opening:
         if rules["opening_reroll"]:
-            return state._replace(dice=dice, opening=False)
+            return
         raise _Refused("wrong-dice")
     raise _Refused("wrong-moment")
 
 
-def _play(state: State, event: Event, rules: dict, fns: SimpleNamespace) -> State:
-    """spec: move.*, via check.play_check (a match record's play: ``recorded_play``); the
-    game ends with the fifteenth checker off (bearoff.last-checker, score.end)."""
-    if state.moment != "after_roll":
-        raise _Refused("wrong-moment")
+def _roll(state: State, dice: tuple[int, int], rules: dict) -> State:
+    """A throw of the dice (``_may_roll``): the state after it."""
+    _may_roll(state, rules)
+    return state._replace(moment="after_roll", dice=dice, opening=False)
+
+
+def _play(state: State, dice: tuple[int, int], event: Event, rules: dict, fns: SimpleNamespace) -> State:
+    """The play of ``event`` with ``dice`` thrown (spec: move.*, via check.play_check; a match
+    record's play: ``recorded_play``); the game ends with the fifteenth checker off
+    (bearoff.last-checker, score.end)."""
     if state.record:
-        judged = recorded_play(state.position, state.dice, event.steps)
+        judged = recorded_play(state.position, dice, event.steps)
         if not judged.verdict.legal:
             played = None if judged.result is None else _played(state, judged.result, rules, fns)
             raise _Refused(judged.verdict.reason, played=played)
         return _played(state, judged.result, rules, fns)
-    verdict = fns.play_check(state.position, state.dice, event.steps)
+    verdict = fns.play_check(state.position, dice, event.steps)
     if not verdict.legal:
         raise _Refused(verdict.reason)
     return _played(state, play_to_position(state.position, event.steps), rules, fns)
@@ -403,8 +418,9 @@ def _played(state: State, position: Position, rules: dict, fns: SimpleNamespace)
     if position.side(mover)[OFF] == 15:
         result = fns.game_result(position, state.cube, state.match, rules)
         return _end(state, position, result, rules, fns)
-    return state._replace(moment="before_roll", position=position, on_roll=other(mover), dice=None,
-                   opening=False)
+    # State(...) rather than _replace: this is made once a play, the hot path of replay
+    return State("before_roll", state.match, state.cube, position, other(mover), None, state.throws, False,
+                 state.end, state.record)
 
 
 def _cube(state: State, side: str, action: str, rules: dict, fns: SimpleNamespace) -> State:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .errors import NotationError
 from .play import parse_dice, written_moves
@@ -50,10 +51,10 @@ _FORMS = ("'opening x3 o1', 'x rolls 31', 'x plays 8/5 6/5', 'x 31: 8/5 6/5', 'x
           " 'o takes', 'o drops', 'o beavers', 'x raccoons'")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Where an event was written: ``file`` (as shown), ``line`` (1-based, 0 = unknown),
-    ``game`` (1-based) and ``move`` (the move number written on the line, None when none)."""
+    ``game`` (1-based) and ``move`` (the move number written on the line, None when none).
+    A NamedTuple: a record file makes one for each of its thousands of events."""
 
     file: str = ""
     line: int = 0
@@ -61,7 +62,7 @@ class Source:
     move: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True, slots=True)
 class Event:
     """One event of a record (spec: record.events): ``type`` (EVENT_TYPES or
     RESULT_EVENT_TYPES), ``side`` (``x``/``o``; None for an opening throw), ``dice``
@@ -69,7 +70,9 @@ class Event:
     moves as written, ``none`` for no play) and ``steps`` (them as ``(from, to)`` pairs in
     the mover's numbering, 25 bar, 0 off, a pair possibly spanning several dice), ``value``
     (a double's value offered, a win's points; None when not written), ``text`` (the event
-    as written) and ``source`` (where, or None)."""
+    as written) and ``source`` (where, or None). Two events are equal when all but their
+    sources are; an event is not changed once made (nothing assigns to it), but it is no frozen
+    dataclass, whose making costs twice as much on the record reader's path."""
 
     type: str
     side: str | None = None
