@@ -191,9 +191,8 @@ def _rerun(path: str, lines: list[dict], engine, name: str, args) -> int:
         signal = signal_name(exc)
         err(f"interrupted by {signal}: the rerun stopped before every case was asked")
         return EXIT_SIGNAL[signal]
-    for k in said:  # lines of the report the run did not ask
-        found = f"{k[0]}[{k[1]}]" if k[1] else k[0]
-        differences.append(f"{found}: in the report, not asked by this selection")
+    for line in said.values():  # lines of the report the run did not ask
+        differences.append(f"{render.case_name(line)}: in the report, not asked by this selection")
         print(f"  DIFFERS {differences[-1]}")
     if differences:
         print(f"NOT CONFIRMED {path}: {len(differences)} of {len(asked)} verdicts differ when {name} is run again")

@@ -44,8 +44,8 @@ def key(line: dict) -> tuple[str, str]:
 
 
 def name(k: tuple[str, str]) -> str:
-    """``bg-7Q3K`` or ``bg-7Q3K[dice-reversed]``."""
-    return f"{k[0]}[{k[1]}]" if k[1] else k[0]
+    """``bg-7Q3K`` or ``bg-7Q3K[dice-reversed]`` for the key ``(id, scenario)``."""
+    return render.case_name({"id": k[0], "scenario": k[1]})
 
 
 def _some(keys, n: int = SHOWN) -> str:

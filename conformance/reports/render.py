@@ -25,6 +25,11 @@ def read_jsonl(path: str | Path) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def case_name(line: dict) -> str:
+    """A case line's name: ``bg-7Q3K``, or ``bg-7Q3K[dice-reversed]`` for a scenario's."""
+    return f"{line['id']}[{line['scenario']}]" if line.get("scenario") else line["id"]
+
+
 def _parts(lines: list[dict]):
     header = next((x for x in lines if x.get("type") == "header"), {})
     footer = next((x for x in lines if x.get("type") == "footer"), {})
@@ -157,7 +162,7 @@ def junit_xml(lines: list[dict]) -> str:
     suites: dict[str, junitparser.TestSuite] = {}
     for c in cases:
         suite = suites.setdefault(c["file"], junitparser.TestSuite(c["file"]))
-        case = junitparser.TestCase(c["id"], classname=c["file"].replace("/", ".").removesuffix(".yaml"),
+        case = junitparser.TestCase(case_name(c), classname=c["file"].replace("/", ".").removesuffix(".yaml"),
                                     time=c.get("ms", 0) / 1000)
         text = "\n".join(filter(None, [c.get("message"), c.get("link") and f"bug report: {c['link']}",
                                         c.get("diagram"), c.get("repro")]))
@@ -194,13 +199,13 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     if bad:
         out += ["", "### Failures", ""]
         for c in bad[:50]:
-            out.append(f"- `{c['id']}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}"
+            out.append(f"- `{case_name(c)}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}"
                        + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
     known = [c for c in cases if c["status"] == "xfail"]
     if known:
         out += ["", "### Known failures (xfail)", ""]
         for c in known[:50]:
-            out.append(f"- `{c['id']}` ({', '.join(c['spec'])}): {c.get('message', '')}"
+            out.append(f"- `{case_name(c)}` ({', '.join(c['spec'])}): {c.get('message', '')}"
                        + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
     counts = footer.get("counts", {})
     out += ["", " ".join(f"{n} {s}," for s, n in counts.items() if n).rstrip(",")
