@@ -226,3 +226,17 @@ def test_rerun_needs_verify_and_an_engine(genuine, capsys, argv, needle):
 def test_verify_with_an_engine_that_is_not_installed_exits_4(genuine, capsys):
     code, out = verify(capsys, genuine, "--engine", "cmd:/nonexistent/engine")
     assert code == 4 and "Traceback" not in out, out
+
+
+def test_an_adapters_own_unsupported_option_wording_is_accepted(genuine):
+    # gnubg's adapter declines a max_cube it has no setting for, naming the case's value
+    lines = read(genuine)
+    target = next(x for x in lines if x.get("kind") == "legal_plays" and not x["scenario"])
+    note = f"{OPTION_UNSUPPORTED} max_cube=64 here: gnubg has no max_cube setting (its cube stops at 4096)"
+    problems = verify_report([dict(x, status="unsupported", message=note) if x is target else x
+                              for x in lines])["problems"]
+    assert not [p for p in problems if target["id"] in p], problems
+    wrong = note.replace("max_cube=64", "max_cube=8")
+    problems = verify_report([dict(x, status="unsupported", message=wrong) if x is target else x
+                              for x in lines])["problems"]
+    assert any(target["id"] in p and "not a rule option value of the case" in p for p in problems), problems
