@@ -146,8 +146,8 @@ def _verify(path: str, args=None) -> int:
             print(f"verified {path}: {who} is certified for profile {profile} on all {checked['cases']} cases of"
                   f" suite {__version__} (content hash {checked['content_hash'][:12]}) in"
                   f" {checked['asked']} case lines (scenarios {', '.join(checked['scenarios'])});"
-                  f" {checked['why']}" + ("" if name else "; that the engine gives these answers only"
-                                                            " --rerun --engine E shows"))
+                  f" {checked['why']}" + ("" if rerun else "; that the engine gives these answers only"
+                                                             " --rerun --engine E shows"))
         code = EXIT_FAILED if problems else EXIT_OK
         if rerun:
             code = max(code, _rerun(path, lines, engine, name, args))
