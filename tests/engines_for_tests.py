@@ -108,3 +108,21 @@ def started_or_skip(make, require: str, what: str):
             pytest.fail(f"{what} is required here ({require}=1): {exc}")
         pytest.skip(f"{what} not installed: {exc}")
     return engine
+
+
+class DiceOrder(ReferenceEngine):
+    """Answers like the reference, except that its verdict on bg-JG27 (bearing the last
+    checker off with one die, 4-2) depends on the order of the dice: given 2-4 it takes
+    4/off as legal. BSD backgammon's verdict on this case depends on the order too."""
+
+    def describe(self):
+        return dict(super().describe(), name="dice-order")
+
+    def play_check(self, request):
+        if request.get("case") == "bg-JG27" and list(request["dice"]) == [2, 4]:
+            return {"legal": True}
+        return super().play_check(request)
+
+
+def dice_order():
+    return DiceOrder()

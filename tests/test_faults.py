@@ -574,7 +574,7 @@ def test_the_whole_suite_report_validates(tmp_path):
     check_report(lines, selected=None)
     assert lines[-1]["selected"] == lines[-1]["total"] == lines[-1]["counts"]["pass"] > 100
     assert lines[0]["selection"] == {"full": True, "cases": None, "case": None, "tag": None, "spec": None,
-                                     "profile": None, "scenarios": False, "shard": None}
+                                     "profile": None, "scenarios": False, "scenario_forms": [], "shard": None}
     assert lines[-1]["restarts"] == 0 and lines[-1]["warnings"] == [] and lines[-1]["incomplete"] is False
 
 
@@ -584,6 +584,7 @@ def test_a_narrowed_run_with_scenarios_validates(tmp_path):
     check_report(lines, selected=None)
     sel = lines[0]["selection"]
     assert sel["full"] is False and sel["tag"] == ["bar"] and sel["scenarios"] is True
+    assert sel["scenario_forms"] == ["swapped", "dice-reversed", "gnubg-id", "xgid", "fibs-board"]
     assert {x["scenario"] for x in lines[1:-1]} > {""}
 
 

@@ -92,13 +92,13 @@ def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] =
     if odd:
         err(f"warning: engine declares unknown capabilities {', '.join(map(repr, odd))};"
              f" known: {', '.join(sorted(CAPABILITIES))}")
-    if getattr(args, "scenarios", False):
-        from conformance.harness.scenarios import variants
+    from conformance.harness.scenarios import forms, with_variants
 
-        chosen = chosen + [v for c in chosen for v in variants(c, info)]
+    scenarios = getattr(args, "scenarios", False)
+    if scenarios:
+        chosen = with_variants(chosen, info)
     chosen = asked_cases(chosen, info)
-    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, getattr(args, "scenarios", False),
-                       shard)
+    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, scenarios, shard, forms(info))
     results: list = []
 
     def answered(result) -> None:
@@ -186,7 +186,9 @@ def run_options(p: argparse.ArgumentParser) -> None:
                         "or a listed id that is not in the suite fails the run")
     p.add_argument("--scenarios", action="store_true",
                    help="also ask every case again with colours swapped, dice reversed, and the position as a "
-                        "Position ID or XGID (when the engine declares those formats); shown as bg-XXXX[swapped]")
+                        "Position ID, XGID or FIBS board (when the engine declares those formats); shown as"
+                        " bg-XXXX[swapped]" + (" (certify always asks them: a certificate covers them)"
+                                               if p.prog.endswith("certify") else ""))
     p.add_argument("--shard", type=shard, metavar="K/N",
                    help="run only shard K of N of the selected cases (every N-th case from the K-th, in selection"
                         " order); bgconf merge joins the N reports into one (certify refuses it: certify the merged"

@@ -7,7 +7,8 @@
   the case's dice) instead of the board form, only to engines that declare the format.
 
 A scenario's case keeps the id and gets a ``scenario`` name, shown as
-``bg-7Q3K[dice-reversed]``.
+``bg-7Q3K[dice-reversed]``. ``bgconf certify`` asks every scenario that applies (a
+certificate covers them: ``forms``); ``bgconf run`` asks them with ``--scenarios``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from conformance.model import Cube, Match, other, swap_event
 
 SCENARIOS = ("swapped", "dice-reversed", "gnubg-id", "xgid", "fibs-board")
 _MOVEMENT = ("legal_plays", "play_check", "apply_play")
+#: the position formats an engine may declare (``position_formats``) -> the scenario sending it
+_FORMATS = {"gnubg_id": "gnubg-id", "xgid": "xgid", "fibs_board": "fibs-board"}
 
 
 def _swap_side(name):
@@ -116,7 +119,21 @@ def variants(case: Case, engine_info: dict) -> list[Case]:
         out.append(replace(case, dice=case.dice[::-1], scenario="dice-reversed"))
     formats = set(engine_info.get("position_formats", ["board"]))
     if case.position is not None and case.kind != "codec":
-        for fmt, name in (("gnubg_id", "gnubg-id"), ("xgid", "xgid"), ("fibs_board", "fibs-board")):
+        for fmt, name in _FORMATS.items():
             if fmt in formats:
                 out.append(replace(case, position_format=fmt, scenario=name))
     return out
+
+
+def forms(engine_info: dict) -> list[str]:
+    """The scenarios asked of an engine described by ``engine_info`` (its ``describe()``),
+    in SCENARIOS order: ``swapped``, ``dice-reversed``, and one per position format it
+    declares beside the board. What a certificate covers; a case is asked in those of
+    them that apply to it (``variants``)."""
+    formats = set(engine_info.get("position_formats", ["board"]))
+    return ["swapped", "dice-reversed"] + [name for fmt, name in _FORMATS.items() if fmt in formats]
+
+
+def with_variants(cases: list[Case], engine_info: dict) -> list[Case]:
+    """``cases`` followed by the scenario variants of each (``variants``), in case order."""
+    return list(cases) + [v for c in cases for v in variants(c, engine_info)]

@@ -32,6 +32,19 @@ def _name(line: dict) -> str:
     return f"{line['id']}[{line['scenario']}]" if line.get("scenario") else line["id"]
 
 
+def _unsharded(forms: list[dict], plain: list[dict]) -> list[dict]:
+    """The scenario lines of shards in the order the unsharded run asks them: the scenario
+    variants case by case, then the chosen-play forms of the cases, then those of the
+    variants (``scenarios.with_variants``, ``runner.asked_cases``); the lines of one case
+    keep their order, as they come from one shard."""
+    rank = {c["id"]: i for i, c in enumerate(plain)}
+
+    def phase(scenario: str) -> int:
+        return 1 if scenario == "chosen-play" else 2 if scenario.startswith("chosen-play+") else 0
+
+    return sorted(forms, key=lambda c: (phase(c["scenario"]), rank.get(c["id"], len(rank))))
+
+
 def merge_reports(reports: list[tuple[str, list[dict]]], argv: list[str] | None = None) -> list[dict]:
     """One report's lines from the reports ``(path, lines)`` of a campaign's parts.
     Raises MergeError."""
@@ -63,12 +76,13 @@ def merge_reports(reports: list[tuple[str, list[dict]]], argv: list[str] | None 
         columns = [[x for x in lines if x["type"] == "case"] for lines in ordered]
         plain = [[c for c in col if not c.get("scenario")] for col in columns]
         cases = [col[j] for j in range(max(map(len, plain))) for col in plain if j < len(col)]
-        cases += [c for col in columns for c in col if c.get("scenario")]
+        cases += _unsharded([c for col in columns for c in col if c.get("scenario")], cases)
         selection = dict(selections[0], shard=None)
         selection["full"] = not any(selection.get(k) for k in ("cases", "case", "tag", "spec"))
     else:
         cases = [x for _, lines in reports for x in lines if x["type"] == "case"]
         selection = {"full": False, "profile": None, "scenarios": any(s["scenarios"] for s in selections),
+                     "scenario_forms": list(dict.fromkeys(f for s in selections for f in s.get("scenario_forms") or [])),
                      "shard": None}
         for key in ("cases", "case", "tag", "spec"):
             merged = list(dict.fromkeys(v for s in selections for v in (s.get(key) or [])))

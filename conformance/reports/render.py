@@ -25,6 +25,11 @@ def read_jsonl(path: str | Path) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def case_name(line: dict) -> str:
+    """A case line's name: ``bg-7Q3K``, or ``bg-7Q3K[dice-reversed]`` for a scenario's."""
+    return f"{line['id']}[{line['scenario']}]" if line.get("scenario") else line["id"]
+
+
 def _parts(lines: list[dict]):
     header = next((x for x in lines if x.get("type") == "header"), {})
     footer = next((x for x in lines if x.get("type") == "footer"), {})
@@ -116,6 +121,32 @@ def coverage_problem(header: dict, profile: str) -> str | None:
     return None
 
 
+#: how the renderings name each scenario (``harness.scenarios.SCENARIOS``)
+SCENARIO_TEXT = {"swapped": "colours swapped", "dice-reversed": "dice reversed", "gnubg-id": "as a Position ID",
+                 "xgid": "as an XGID", "fibs-board": "as a FIBS board"}
+
+
+def covered_scenarios(header: dict) -> list[str]:
+    """The scenario names a report's run asked (``selection.scenario_forms``; for a report
+    that does not record them but asked scenarios, the forms its engine declares), in
+    ``harness.scenarios.SCENARIOS`` order; ``[]`` when the run asked none."""
+    from conformance.harness.scenarios import forms
+
+    picked = header.get("selection") if isinstance(header.get("selection"), dict) else {}
+    if not picked.get("scenarios"):
+        return []
+    recorded = picked.get("scenario_forms")
+    return list(recorded) if recorded is not None else forms(header.get("engine") or {})
+
+
+def scenario_sentence(header: dict) -> str:
+    """``"Scenarios: colours swapped, dice reversed, as an XGID."``, or that none was asked."""
+    names = covered_scenarios(header)
+    if not names:
+        return "Scenarios: none (each case asked once, as written)."
+    return "Scenarios: " + ", ".join(SCENARIO_TEXT.get(n, n) for n in names) + "."
+
+
 def section_matrix(cases: list[dict]) -> dict[str, Counter]:
     table: dict[str, Counter] = defaultdict(Counter)
     for c in cases:
@@ -131,7 +162,7 @@ def junit_xml(lines: list[dict]) -> str:
     suites: dict[str, junitparser.TestSuite] = {}
     for c in cases:
         suite = suites.setdefault(c["file"], junitparser.TestSuite(c["file"]))
-        case = junitparser.TestCase(c["id"], classname=c["file"].replace("/", ".").removesuffix(".yaml"),
+        case = junitparser.TestCase(case_name(c), classname=c["file"].replace("/", ".").removesuffix(".yaml"),
                                     time=c.get("ms", 0) / 1000)
         text = "\n".join(filter(None, [c.get("message"), c.get("link") and f"bug report: {c['link']}",
                                         c.get("diagram"), c.get("repro")]))
@@ -158,7 +189,7 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     engine = header.get("engine", {})
     out = [f"## bgconf {header.get('suite_version', '')}: {engine.get('name', '?')} {engine.get('version', '')}",
            "", f"**{'Certified' if v['certified'] else 'PARTIAL RUN, NOT A CERTIFICATE' if v['partial'] else 'Not certified'}**"
-           + (f" for profile `{profile}`" if profile else "") + f": {v['why']}.", "",
+           + (f" for profile `{profile}`" if profile else "") + f": {v['why']}.", "", scenario_sentence(header), "",
            "| section | " + " | ".join(("pass", "fail", "errored", "unsupported", "xfail")) + " |",
            "|---|" + "---|" * 5]
     for section, counts in section_matrix(cases).items():
@@ -168,13 +199,13 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     if bad:
         out += ["", "### Failures", ""]
         for c in bad[:50]:
-            out.append(f"- `{c['id']}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}"
+            out.append(f"- `{case_name(c)}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}"
                        + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
     known = [c for c in cases if c["status"] == "xfail"]
     if known:
         out += ["", "### Known failures (xfail)", ""]
         for c in known[:50]:
-            out.append(f"- `{c['id']}` ({', '.join(c['spec'])}): {c.get('message', '')}"
+            out.append(f"- `{case_name(c)}` ({', '.join(c['spec'])}): {c.get('message', '')}"
                        + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
     counts = footer.get("counts", {})
     out += ["", " ".join(f"{n} {s}," for s, n in counts.items() if n).rstrip(",")
@@ -189,17 +220,22 @@ def html_certificate(lines: list[dict], profile: str) -> str:
     unsupported = sorted({c.get("message", "") for c in cases if c["status"] == "unsupported"})
     return TEMPLATES.get_template("certificate.html.j2").render(
         header=header, footer=footer, profile=profile, verdict=verdict(lines, profile),
+        scenarios=scenario_sentence(header),
         matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
         failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported,
         duplicated=[c for c in cases if c.get("duplicates") and c["status"] not in BAD])
 
 
 def badge(lines: list[dict], profile: str) -> dict:
-    """shields.io endpoint JSON for the profile's verdict."""
+    """shields.io endpoint JSON for the profile's verdict: ``{"schemaVersion": 1, "label",
+    "message", "color"}``; a certificate's message names the scenarios it covers,
+    ``"certified (swapped, dice-reversed)"``."""
     v = verdict(lines, profile)
     if v["partial"]:
         return {"schemaVersion": 1, "label": f"bgconf {profile}", "message": "partial, not a certificate",
                 "color": "lightgrey"}
+    names = covered_scenarios(_parts(lines)[0])
+    covered = f"certified ({', '.join(names)})" if names else "certified (no scenarios)"
     return {"schemaVersion": 1, "label": f"bgconf {profile}",
-            "message": "certified" if v["certified"] else f"{v['must_passed']}/{v['must']} must",
+            "message": covered if v["certified"] else f"{v['must_passed']}/{v['must']} must",
             "color": "brightgreen" if v["certified"] else "red"}
