@@ -22,6 +22,8 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from test_faults import (AT, CASES, IDS, TIMEOUT, HANG_TIMEOUT, _alive, check_clean_output,
                          check_nothing_survives, check_report, engine_command, env, read_log, read_report,
@@ -297,3 +299,18 @@ def test_an_answer_that_arrives_just_after_ctrl_c_is_recorded(tmp_path):
     assert lines[-1]["interrupted"] == "SIGINT" and lines[-1]["total"] == 3
     assert lines[-1]["crashes"] == 0 and lines[-1]["hangs"] == 0, "an interruption is not a crash"
     check_nothing_survives(events)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=())))
+def test_any_engine_message_makes_well_formed_junit(text):
+    # any characters at all, lone surrogates included, in the message of an errored case
+    from test_verdicts import lines_with
+
+    lines = lines_with(("errored", text))
+    lines[1].update(file="cases/x.yaml", ms=1.0)
+    root = ElementTree.fromstring(render.junit_xml(lines))
+    (error,) = list(root.iter("error"))
+    assert (error.get("message") or "") == render.xml_text(text)
+    if not render._NOT_XML.search(text):
+        assert render.xml_text(text) == text
