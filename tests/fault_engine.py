@@ -1,6 +1,6 @@
 """A protocol engine that answers like the reference engine and misbehaves on demand.
 
-    python tests/fault_engine.py --fault F (--case-id ID ... | --at K | --every)
+    python tests/fault_engine.py --fault F (--case-id ID ... | --at K | --every [N])
                                  [--log FILE] [--seed S --rate P] [--helper]
 
 Where the fault happens
@@ -18,6 +18,7 @@ Faults (F)
 ----------
 none             answer every request correctly (the quiet engine of the benchmark)
 crash            exit with code 7 without answering
+exit             exit with code 0 without answering (an engine that quits mid-run)
 hang             sleep forever without answering
 garbage          write a line that is not JSON (then the correct reply, as for the next three)
 not-object       write a JSON line that is not an object (``[1, 2, 3]``)
@@ -25,6 +26,9 @@ wrong-seq        answer with a seq that was never sent (seq + 1000000)
 twice            send the correct reply twice (not a fault: the duplicate is ignored)
 no-kind          a reply with both ``result`` and ``errored``
 errored-reply    a well-formed ``{"seq": n, "errored": "..."}`` (the engine's own answer)
+bad-chars        an ``errored`` reply whose message holds characters XML 1.0 cannot carry
+                 (NUL, ESC, a lone surrogate: BAD_CHARS), as JSON escapes
+slow             log ``fault:slow``, wait ``--delay`` seconds, then answer correctly
 close-stdout     close standard output and then sleep forever
 exit-after       answer correctly, then exit with code 0
 exit-after-each  exit-after on every request
@@ -48,7 +52,12 @@ before the reply it describes is sent): ``{"pid", "pgid", "sid", "ppid", "case",
 only when it is the correct reply (``twice`` and ``exit-after`` log it, then their fault).
 
 ``--helper`` starts a child process that sleeps forever, as an engine with a worker
-would: only killing the whole process group ends it.
+would: only killing the whole process group ends it. ``--setsid-helper child`` starts a
+child that calls ``os.setsid()`` (a session and group of its own) and sleeps forever;
+``--setsid-helper grandchild`` starts a child that starts such a grandchild and exits at
+once (a daemon's double fork: the grandchild is an orphan, outside the engine's session
+and group). Either logs ``helper`` with the sleeper's pid (``pid``) once it has called
+setsid.
 """
 
 from __future__ import annotations
@@ -62,10 +71,12 @@ import subprocess
 import sys
 import time
 
-FAULTS = ("none", "crash", "hang", "garbage", "not-object", "wrong-seq", "twice", "no-kind", "errored-reply",
-          "close-stdout", "exit-after", "exit-after-each", "crash-second", "stderr-flood", "long-line", "node-like-error", "chaos")
+FAULTS = ("none", "crash", "exit", "hang", "garbage", "not-object", "wrong-seq", "twice", "no-kind", "errored-reply",
+          "bad-chars", "slow", "close-stdout", "exit-after", "exit-after-each", "crash-second", "stderr-flood", "long-line", "node-like-error", "chaos")
 CHAOS = ("crash", "hang", "garbage", "wrong-seq", "twice", "no-kind", "exit-after")
 PAD = 10 * 1024 * 1024
+#: what ``bad-chars`` puts in its message: NUL, ESC, a lone surrogate, a form feed
+BAD_CHARS = "nul \x00 esc \x1b[31m lone \udc80 ff \x0c end"
 FLOOD_LINE = "fault-engine: debug: " + "." * 78 + "\n"  # 100 bytes
 
 NODE_ERROR = """node:internal/modules/cjs/loader:1228
@@ -132,7 +143,8 @@ class Engine:
         if a.fault == "crash-second":
             self.requests += 1
             return "crash" if self.requests == 2 else "none"
-        hit = a.every or msg.get("case") in (a.case_id or [])
+        self.requests += 1
+        hit = (a.every is not None and self.requests % a.every == 0) or msg.get("case") in (a.case_id or [])
         if a.at is not None and a.at > 0:
             hit = hit or self.count_request() == a.at
         return a.fault if hit else "none"
@@ -156,6 +168,8 @@ class Engine:
         self.log(f"fault:{fault}", case, seq)
         if fault == "crash":
             os._exit(7)
+        if fault == "exit":
+            os._exit(0)
         if fault == "hang":
             while True:
                 time.sleep(3600)
@@ -184,15 +198,20 @@ class Engine:
                       + "\n" + correct)
         elif fault == "errored-reply":
             self.send({"seq": seq, "errored": "the engine's own error"})
+        elif fault == "bad-chars":
+            self.send({"seq": seq, "errored": BAD_CHARS})  # json.dumps escapes them all: \u0000 ...
 
     def run(self, msg: dict) -> None:
         fault = self.fault_for(msg)
         case, seq = msg.get("case"), msg.get("seq")
-        if fault in ("crash", "hang", "close-stdout", "node-like-error", "garbage", "not-object", "wrong-seq",
-                     "no-kind", "errored-reply"):
+        if fault in ("crash", "exit", "hang", "close-stdout", "node-like-error", "garbage", "not-object", "wrong-seq",
+                     "no-kind", "errored-reply", "bad-chars"):
             self.do_fault(fault, msg)
             return
         reply = self.answer(msg)
+        if fault == "slow":
+            self.log("fault:slow", case, seq)
+            time.sleep(self.args.delay)
         if fault == "stderr-flood":
             self.log("fault:stderr-flood", case, seq)
             sys.stderr.write(FLOOD_LINE * (1024 * 1024 // len(FLOOD_LINE)))
@@ -215,18 +234,45 @@ class Engine:
         self.send(reply)
 
 
+SLEEPER = "import os, sys, time\nos.setsid()\nos.write(1, b'%d\\n' % os.getpid())\nwhile True: time.sleep(3600)"
+#: a child that starts SLEEPER, passes on the pid it prints, and exits without waiting
+DOUBLE_FORK = ("import subprocess, sys\n"
+               "p = subprocess.Popen([sys.executable, '-c', sys.argv[1]], stdin=subprocess.DEVNULL,"
+               " stdout=subprocess.PIPE)\n"
+               "sys.stdout.write(p.stdout.readline().decode())\nsys.stdout.flush()\n"
+               "import os\nos._exit(0)")
+
+
+def setsid_sleeper(orphan: bool) -> int:
+    """Start a process that calls setsid and sleeps forever (through a child that exits when
+    ``orphan``); return its pid once it has its own session."""
+    argv = [sys.executable, "-c", DOUBLE_FORK, SLEEPER] if orphan else [sys.executable, "-c", SLEEPER]
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    pid = int(child.stdout.readline())
+    child.stdout.close()
+    if orphan:
+        child.wait()
+    return pid
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--fault", choices=FAULTS, required=True)
     p.add_argument("--case-id", action="append", metavar="ID", help="fault on this case's request (repeatable)")
     p.add_argument("--at", type=int, metavar="K", help="fault on the K-th run request over all processes (0: start)")
-    p.add_argument("--every", action="store_true", help="fault on every request")
+    p.add_argument("--every", type=int, nargs="?", const=1, metavar="N",
+                   help="fault on every N-th request of each process (no N: every request)")
     p.add_argument("--log", metavar="FILE", help="append one JSON line per event")
     p.add_argument("--state", metavar="FILE", help="request counter for --at (default LOG.count)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rate", type=float, default=0.3)
     p.add_argument("--helper", action="store_true", help="start a child that sleeps forever")
+    p.add_argument("--setsid-helper", choices=("child", "grandchild"),
+                   help="start a child (or, through a child that exits, a grandchild) that calls setsid and sleeps")
+    p.add_argument("--delay", type=float, default=0.1, help="seconds the slow fault waits before answering")
     args = p.parse_args(argv)
+    if args.every is not None and args.every < 1:
+        p.error("--every N needs N >= 1")
     if args.at and not (args.state or args.log):
         p.error("--at K needs --log or --state for the request counter")
     engine = Engine(args)
@@ -235,6 +281,8 @@ def main(argv=None) -> int:
         child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(3600)"],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         engine.log("helper", pid=child.pid)
+    if args.setsid_helper:
+        engine.log("helper", pid=setsid_sleeper(args.setsid_helper == "grandchild"))
     for line in sys.stdin:
         msg = json.loads(line)
         if msg.get("cmd") == "start":

@@ -320,6 +320,9 @@ def test_a_crash_after_earlier_answers_is_asked_again_of_a_fresh_process(tmp_pat
     assert [e["event"] for e in events if e["case"] == IDS[1] and e["event"] != "started"] == \
         ["fault:crash", "answered-correctly"]
     assert run.footer["restarts"] == starts(events) - 1 == 1
+    # the case passes, and the crash is still a defect: counted, listed, exit 1
+    assert run.footer["crashes"] == 1 and [x["case"] for x in run.footer["incidents"]] == [IDS[1]]
+    assert run.proc.returncode == 1
     check_nothing_survives(events)
 
 
@@ -553,7 +556,15 @@ def _check_chaos(run: Run) -> None:
         else:  # sent to a process that was already exiting: never read by any engine
             assert status == "errored", (case_id, kinds, run.row(case_id))
     assert foot["restarts"] == starts(events) - 1, "restarts: the processes started after the first"
-    assert run.proc.returncode == (0 if set(run.status.values()) == {"pass"} else 1)
+    # every crash and hang counts (spec/protocol.md, Crashes, hangs and restarts): a hang is
+    # never retried; a crash is, and the retry crashes again (the draw depends on the case)
+    hung = [e["case"] for e in events if e["event"] == "fault:hang"]
+    assert [x["case"] for x in foot["incidents"] if x["kind"] == "hang"] == hung and foot["hangs"] == len(hung)
+    crashed = [e["case"] for e in events if e["event"] == "fault:crash"]
+    listed = [x["case"] for x in foot["incidents"] if x["kind"] == "crash"]
+    assert foot["crashes"] == len(listed) >= len(crashed) and not Counter(crashed) - Counter(listed)
+    clean = set(run.status.values()) == {"pass"} and not foot["crashes"] and not foot["hangs"]
+    assert run.proc.returncode == (0 if clean else 1)
     check_own_groups(events)
     check_nothing_survives(events)
 

@@ -5,7 +5,8 @@ command line names (``--cases``, ``--spec``, ``--suite-version``) with one messa
 
 Exit codes (``EXIT_CODES`` is the text ``--help`` shows):
 
-- 0 nothing failed; 1 a case failed, errored or timed out, or the run is incomplete;
+- 0 nothing failed; 1 a case failed, errored or timed out, the engine crashed or hung, or
+  the run is incomplete;
 - 2 bad command line (also an output path that cannot be written, a selection with
   no case); 3 a case file has errors; 4 the engine is unknown, not installed or could
   not start; 130 interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
@@ -29,9 +30,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
 EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}
 EXIT_CODES = """exit codes:
   0    every selected case passed or was unsupported (validate: every file is valid)
-  1    at least one case failed, errored or timed out, the run is incomplete (the
-       engine was given up), or an expectations file is out of date (xpass, stale
-       id); this wins over 3
+  1    at least one case failed, errored or timed out, the engine crashed or hung
+       (even when a fresh process then answered every case), the run is incomplete
+       (the engine was given up), or an expectations file is out of date (xpass,
+       stale id); this wins over 3
   2    bad command line: an unknown option, a number out of range, an unknown case
        id or spec anchor, a selection or directory with no case, an output path
        that cannot be written (checked before the engine starts)

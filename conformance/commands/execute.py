@@ -123,7 +123,7 @@ def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] =
     warnings = list(getattr(engine, "warnings", []))
     writer.write(footer(results, wall, selected=len(chosen), interrupted=interrupted or False,
                         restarts=getattr(engine, "restarts", 0), given_up=getattr(engine, "given_up", None),
-                        warnings=warnings))
+                        warnings=warnings, engine_name=args.engine))
     writer.close()
     for w in warnings:
         err(f"warning: {w}")

@@ -10,7 +10,7 @@ import sys
 from conformance.commands.common import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandExit,
                                          count)
 from conformance.commands.execute import RENDERINGS, execute, finish, run_options, write_outputs
-from conformance.reports.report import failure_text, section_table, summary_line
+from conformance.reports.report import failure_text, incidents_text, section_table, summary_line
 
 
 def add_parser(sub) -> None:
@@ -66,8 +66,11 @@ def cmd_run(args) -> int:
         why = f" (incomplete: {foot['given_up']})"
     elif foot["incomplete"]:
         why = " (incomplete)"
+    listed = incidents_text(foot)
+    if listed:
+        print(listed)
     print(summary_line(results, foot["wall_s"]) + why)
-    if bad or foot["incomplete"] or record.stale:
+    if bad or foot["incomplete"] or record.stale or foot["crashes"] or foot["hangs"]:
         return finish(record, EXIT_FAILED)
     if not written:
         return finish(record, EXIT_USAGE)

@@ -2,7 +2,14 @@
 (the protocol's CommandEngine and the GNU Backgammon adapter both use it).
 
 The process runs in its own session (process group), so killing it kills every
-process it started, a shell wrapper's child included. Its stdout and stderr are
+process it started, a shell wrapper's child included. A descendant that leaves the
+session (``setsid``, a daemon's double fork) is found too: on Linux bgconf's process is
+a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``, through ctypes: no dependency and
+no privilege, unlike a cgroup, and psutil could not find an orphan that init adopted),
+so an orphaned descendant is adopted by bgconf instead of init; every engine process
+carries ``BGCONF_ENGINE=<token>`` in its environment, which its descendants inherit,
+and ``kill()`` ends the engine's session, every descendant of the engine (walking
+``/proc``), and every process adopted by bgconf that carries the engine's token. Its stdout and stderr are
 non-blocking pipes read with ``selectors`` whenever bgconf waits for or writes to
 it: no reader threads, stderr drained continuously into a bounded tail, long lines
 read in linear time, and each process's pipes closed only after its whole group is
@@ -18,6 +25,7 @@ import select
 import selectors
 import signal
 import subprocess
+import sys
 import time
 from collections import deque
 
@@ -115,6 +123,131 @@ def _groups_of_session(sid: int) -> set[int]:
     return groups
 
 
+#: the environment variable that marks an engine's processes and their descendants
+ENGINE_TOKEN = "BGCONF_ENGINE"
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper: bool | None = None
+_tokens = 0
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux 3.4+), once: orphaned descendants of the
+    engines it starts are then adopted by it, where ``kill()`` finds them. False where
+    that is not available (another system, no libc); never raises."""
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                _subreaper = False
+    return _subreaper
+
+
+def _new_token() -> str:
+    global _tokens
+    _tokens += 1
+    return f"{os.getpid()}-{_tokens}-{os.urandom(4).hex()}"
+
+
+def _process_table() -> dict[int, tuple[int, int]]:
+    """pid -> (ppid, session) of every process (Linux /proc; elsewhere empty)."""
+    table = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return table
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            table[int(entry)] = (int(fields[1]), int(fields[3]))  # after comm: state ppid pgrp session
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+def _has_token(pid: int, token: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f"{ENGINE_TOKEN}={token}".encode() in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def descendants(root: int, token: str | None = None) -> set[int]:
+    """Every live process below ``root`` (by parent links), and, with ``token``, every
+    process adopted by this one (a subreaper) that carries ``BGCONF_ENGINE=token``, with
+    everything below those. Linux /proc; elsewhere the empty set."""
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _sid) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    roots = [root]
+    if token is not None:
+        roots += [pid for pid in children.get(os.getpid(), []) if pid != root and _has_token(pid, token)]
+    found: set[int] = set()
+    todo = [c for r in roots for c in children.get(r, [])] + [r for r in roots if r != root]
+    while todo:
+        pid = todo.pop()
+        if pid in found or pid == os.getpid():
+            continue
+        found.add(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _reap(pids: set[int]) -> None:
+    """Collect the adopted processes among ``pids`` that have ended (no zombie stays)."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except (ChildProcessError, OSError):
+            pass
+
+
+def kill_tree(leader: int, token: str | None) -> None:
+    """SIGKILL to session ``leader`` (see ``kill_session``), then to every descendant of
+    ``leader`` and every adopted process carrying ``token`` (``descendants``), until none
+    is left (a few rounds: a process may fork while it is killed); the adopted ones are
+    reaped. Gone processes are ignored."""
+    before = descendants(leader, token)
+    kill_session(leader)
+    seen: set[int] = set()
+    for _ in range(5):
+        left = (before | descendants(leader, token)) - seen
+        before = set()
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        seen |= left
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:  # adopted ones become our zombies: reap them
+            _reap(left)
+            if not any(_running(pid) for pid in left):
+                break
+            time.sleep(0.01)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
 def kill_session(sid: int) -> None:
     """SIGKILL to every process group of session ``sid`` (the group its leader made, and
     groups a job-control shell made inside it); gone processes are ignored."""
@@ -136,8 +269,11 @@ class EngineProcess:
 
     def __init__(self, argv: list[str]):
         self.argv = argv
+        become_subreaper()
+        self.token = _new_token()
         self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+                                      stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
+                                      env={**os.environ, ENGINE_TOKEN: self.token})
         self.pgid = self.popen.pid  # start_new_session: the engine leads its own group
         self.answered = 0
         self.stderr = _StderrTail()
@@ -273,8 +409,9 @@ class EngineProcess:
 
     def kill(self) -> None:
         """Kill the engine's whole session (its group, and groups a job-control shell made
-        inside it), reap it, close the pipes."""
-        kill_session(self.pgid)
+        inside it) and every descendant that left it (``kill_tree``), reap it, close the
+        pipes."""
+        kill_tree(self.pgid, self.token)
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -303,6 +440,9 @@ class TerminalProcess:
         import pexpect
 
         self._pexpect = pexpect
+        become_subreaper()
+        self.token = _new_token()
+        env = {**(os.environ if env is None else env), ENGINE_TOKEN: self.token}
         try:
             self.child = pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=env, encoding="utf-8",
                                        codec_errors="replace", dimensions=dimensions, echo=True)
@@ -340,7 +480,7 @@ class TerminalProcess:
     def kill(self) -> None:
         """Kill the program's session (SIGKILL to each of its process groups) and close the
         terminal; idempotent."""
-        kill_session(self.pgid)
+        kill_tree(self.pgid, self.token)
         try:
             self.child.close(force=True)
         except Exception:  # already closed, or the terminal is gone

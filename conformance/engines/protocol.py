@@ -59,6 +59,11 @@ def _hello_problem(hello: dict) -> str | None:
     return None
 
 
+#: Seconds bgconf still waits, once interrupted (SIGINT, SIGTERM), for the answer to the
+#: request in flight before it stops the engine: an answer already written, or written
+#: within this grace, is recorded (spec/protocol.md, Interruption).
+INTERRUPT_GRACE = 1.0
+
 #: Seconds an engine has to answer ``start`` unless told otherwise: a short per-request
 #: timeout (``--timeout 0.5``) is about answering cases, not about how fast a program loads.
 DEFAULT_START_TIMEOUT = 10.0
@@ -78,7 +83,8 @@ class CommandEngine(Engine):
     Raises ProtocolError from ``describe()`` when the engine cannot be started.
     After the run: ``restarts`` (processes started after the first), ``given_up``
     (None or the reason), ``warnings`` (protocol slips that errored no case),
-    ``incomplete`` (the engine was given up).
+    ``incomplete`` (the engine was given up), ``incidents`` (every crash and hang, in
+    order: see ``incident``; spec: protocol "Crashes, hangs and restarts").
     """
 
     def __init__(self, command: str, timeout: float = 10.0, max_failures: int = 3,
@@ -97,6 +103,9 @@ class CommandEngine(Engine):
         self._started = 0
         self.given_up: str | None = None
         self.warnings: list[str] = []
+        self.incidents: list[dict] = []
+        self._asking: dict | None = None  # the request being answered (for incidents)
+        self._in_flight: tuple[_Process, int] | None = None  # (process, seq) awaiting a reply
 
     @property
     def incomplete(self) -> bool:
@@ -105,6 +114,23 @@ class CommandEngine(Engine):
     @property
     def restarts(self) -> int:
         return max(self._started - 1, 0)
+
+    def incident(self, kind: str, message: str) -> None:
+        """Record a crash (``kind`` "crash": the process ended, or closed its output, without
+        being asked to stop) or a hang ("hang": no answer within the timeout) while
+        ``self._asking`` was the request due. Each incident is a dict: ``kind``, ``case``
+        (the case id asked, or None), ``request`` (the request dict, None when no request
+        was due), ``message`` (what happened, one line) and ``send`` (a shell command line
+        that starts the engine and sends it the start handshake and that exact request)."""
+        request = self._asking
+        send = None
+        if request is not None:
+            start = json.dumps({"cmd": "start", "protocol": PROTOCOL, "suite": __version__}, separators=(",", ":"))
+            run = json.dumps({"cmd": "run", "seq": 1, **request}, separators=(",", ":"))
+            send = f"printf '%s\\n' {shlex.quote(start)} {shlex.quote(run)} | {shlex.join(self.argv)}"
+        self.incidents.append({"kind": kind, "case": request.get("case") if request else None,
+                               "request": request, "message": message.removesuffix(" (the engine was restarted)"),
+                               "send": send})
 
     # -- process --------------------------------------------------------------
     def _start(self) -> _Process:
@@ -192,12 +218,16 @@ class CommandEngine(Engine):
                 if self._proc is not None:  # found dead between requests
                     why = proc.why_dead("between requests")
                     self._drop(proc)
+                    self.incident("crash", f"engine {why}")
                     self._failure(f"engine {why}")
                     self.warnings.append(f"the engine {why}; it was restarted")
                     continue
             try:
                 self._proc = self._start()
             except ProtocolError as exc:
+                if self._info is not None:  # a restart, not the first start (that one exits 4)
+                    hung = str(exc).startswith("no answer to start")
+                    self.incident("hang" if hung else "crash", f"engine could not be restarted: {exc}")
                 self._failure(f"engine could not be restarted: {exc}")
         return None
 
@@ -225,6 +255,13 @@ class CommandEngine(Engine):
         a reply to another ``seq`` or of the wrong shape answers ``errored`` and kills
         the process; the next request gets a new one. Once the engine is given up every
         request answers ``errored`` with that reason, unasked."""
+        self._asking = request
+        try:
+            return self._run(request)
+        finally:
+            self._asking = None
+
+    def _run(self, request: dict) -> dict:
         proc = self._ready()
         if proc is None:
             return {"errored": f"not run: {self.given_up}"}
@@ -235,6 +272,7 @@ class CommandEngine(Engine):
             # death counts as one failure, and the crash is laid on the request only if a
             # fresh process crashes on it too
             first = reply["errored"].removesuffix(" (the engine was restarted)")
+            self.incident("crash", first)
             self._drop(proc)
             self._failure(first)
             counted = True
@@ -245,9 +283,11 @@ class CommandEngine(Engine):
             if not reply.get("fault") and "timeout" not in reply:
                 self.warnings.append(f"{request.get('case')}: {first} after answering earlier requests; a new"
                                      " process answered the request")
-        reply.pop("crashed", None)
+        crashed = reply.pop("crashed", None)
         if "errored" in reply and reply.get("fault") or "timeout" in reply:
             reason = reply.get("errored") or reply.get("timeout")
+            if crashed or "timeout" in reply:
+                self.incident("crash" if crashed else "hang", reason)
             self._drop(proc)
             if not counted:
                 self._failure(reason)
@@ -275,9 +315,43 @@ class CommandEngine(Engine):
             return True
         return False
 
+    def late_answer(self, grace: float = INTERRUPT_GRACE) -> dict | None:
+        """After an interruption cut ``run`` short: the reply to the request that was in
+        flight, if the engine has written it or writes it within ``grace`` seconds (the
+        reply as ``run`` gives it: ``result``, ``unsupported`` or ``errored``), else None.
+        Never raises for engine faults; a second call returns None."""
+        flight, self._in_flight = self._in_flight, None
+        if flight is None:
+            return None
+        proc, seq = flight
+        deadline = time.monotonic() + grace
+        try:
+            while True:
+                line = proc.receive(max(deadline - time.monotonic(), 0.0))
+                if line is None:
+                    return None
+                if not self._stale(line):
+                    break
+        except (TimeoutError, OSError, LineTooLong, ValueError):
+            return None
+        reply = self._parse(line, seq)
+        if reply.get("fault"):
+            return None
+        proc.answered += 1
+        return reply
+
     def _exchange(self, proc: _Process, request: dict) -> dict:
         self._seq += 1
         seq = self._seq
+        # an interruption leaves the request in flight, for late_answer to read its reply
+        self._in_flight = (proc, seq)
+        got = self._await_reply(proc, seq, request)
+        self._in_flight = None
+        return got if isinstance(got, dict) else self._parse(got, seq)
+
+    def _await_reply(self, proc: _Process, seq: int, request: dict) -> str | dict:
+        """Send request ``seq`` and read the line that answers it (a repeated reply to an
+        earlier request is skipped), or the fault (a dict) when none comes."""
         deadline = time.monotonic() + self.timeout
 
         def fault(message: str, crashed: bool = False) -> dict:
@@ -290,13 +364,20 @@ class CommandEngine(Engine):
                 if line is None:
                     return fault(f"engine crashed: {proc.why_dead()}", crashed=True)
                 if not self._stale(line):
-                    break
+                    return line
         except TimeoutError:
             return {"timeout": f"no answer within {self.timeout:g} s; the engine was restarted"}
         except OSError:
             return fault(f"engine crashed: {proc.why_dead()}", crashed=True)
         except LineTooLong as exc:
             return fault(str(exc))
+
+    def _parse(self, line: str, seq: int) -> dict:
+        """The reply ``line`` to request ``seq`` as ``run`` gives it, or a fault (``fault``:
+        True) when it is not a well-formed reply to that request."""
+        def fault(message: str) -> dict:
+            return {"errored": message + " (the engine was restarted)", "fault": True, "crashed": False}
+
         try:
             reply = json.loads(line)
         except (ValueError, RecursionError):

@@ -3,13 +3,15 @@
 The runner asks the engine what it can answer (``describe()``), marks cases it
 cannot answer ``unsupported`` without asking, sends the rest in batches, and
 compares each reply with the case (``compare``). An engine that raises, hangs
-or answers nonsense makes that case ``errored``; the run goes on.
+or answers nonsense makes that case ``errored``; the run goes on. The crashes and
+hangs an engine records while a case is asked (its ``incidents``) are kept on that
+case's result, even when a fresh process then answered it.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from conformance.cases import Case
@@ -27,10 +29,24 @@ class CaseResult:
     ms: float
     #: the engine's bug report for this case, from its expectations entry (``link``)
     link: str | None = None
+    #: the crashes and hangs while this case was asked (the engine's ``incidents`` entries:
+    #: dicts with ``kind`` "crash" or "hang", ``message``, ``send``), retried or not
+    incidents: list[dict] = field(default_factory=list)
 
     @property
     def status(self) -> str:
         return self.outcome.status
+
+
+def engine_faults(foot: dict) -> str:
+    """``25 crashes, 1 hang`` from a report footer's ``crashes`` and ``hangs`` (empty when
+    the engine neither crashed nor hung, or the footer predates these counts)."""
+    parts = []
+    for key, one in (("crashes", "crash"), ("hangs", "hang")):
+        n = foot.get(key) or 0
+        if isinstance(n, int) and n:
+            parts.append(f"{n} {one if n == 1 else key}")
+    return ", ".join(parts)
 
 
 def unsupported_reason(case: Case, info: dict) -> str | None:
@@ -57,7 +73,9 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
     at a time, except to engines that set ``BATCHES`` (one process answers a whole
     batch of ``batch_size`` at once), so an interruption loses no answered case.
     ``strict_sets``: a legal_plays reply listing a play twice fails (spec: protocol,
-    duplicates). Never raises for engine faults; KeyboardInterrupt propagates.
+    duplicates). Never raises for engine faults; KeyboardInterrupt propagates, after the
+    answer to the request in flight, when the engine gives it within its grace
+    (``late_answer()``, e.g. ``CommandEngine``), has been judged and passed to ``progress``.
     """
     info = engine.describe()
     cases = list(cases)
@@ -72,19 +90,38 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
         else:
             todo.append(i)
     size = batch_size if getattr(engine, "BATCHES", False) else 1
+    incidents = getattr(engine, "incidents", None)
     for start in range(0, len(todo), size):
         chunk = todo[start:start + size]
+        seen = len(incidents) if isinstance(incidents, list) else 0
+        requests = [cases[i].request() for i in chunk]
         t0 = time.perf_counter()
         try:
-            replies = engine.run_batch([cases[i].request() for i in chunk])
+            replies = engine.run_batch(requests)
+        except KeyboardInterrupt:
+            # an answer the engine has written (or writes within a short grace) when the run
+            # is interrupted is recorded before the interruption goes on
+            late = getattr(engine, "late_answer", None)
+            reply = late() if callable(late) and len(chunk) == 1 else None
+            if isinstance(reply, dict):
+                i = chunk[0]
+                new = incidents[seen:] if isinstance(incidents, list) else []
+                results[i] = CaseResult(cases[i], compare(cases[i], reply, strict_sets=strict_sets),
+                                        (time.perf_counter() - t0) * 1000, incidents=list(new))
+                if progress:
+                    progress(results[i])
+            raise
         except Exception as exc:  # the adapter itself failed: every case of the batch errored
             replies = [{"errored": f"engine failed: {type(exc).__name__}: {exc}"}] * len(chunk)
         if not isinstance(replies, list) or len(replies) != len(chunk):
             got = len(replies) if isinstance(replies, list) else type(replies).__name__
             replies = [{"errored": f"engine answered {got} of {len(chunk)} requests"}] * len(chunk)
         share = (time.perf_counter() - t0) * 1000 / max(len(chunk), 1)
+        new = incidents[seen:] if isinstance(incidents, list) else []
         for i, reply in zip(chunk, replies):
-            results[i] = CaseResult(cases[i], compare(cases[i], reply, strict_sets=strict_sets), share)
+            mine = [x for x in new if x.get("request") is requests[chunk.index(i)]] if size > 1 else list(new)
+            results[i] = CaseResult(cases[i], compare(cases[i], reply, strict_sets=strict_sets), share,
+                                    incidents=mine)
             if progress:
                 progress(results[i])
     return [results[i] for i in range(len(cases))]

@@ -113,5 +113,7 @@ def merge_reports(reports: list[tuple[str, list[dict]]], argv: list[str] | None 
                                  or len(cases) < selected),
               "interrupted": interrupted, "restarts": sum(f["restarts"] for f in feet), "given_up": given_up,
               "warnings": [w for f in feet for w in f["warnings"]]
-                          + [f"{path}: no footer (the run did not finish)" for path in unfinished]}
+                          + [f"{path}: no footer (the run did not finish)" for path in unfinished],
+              "crashes": sum(f.get("crashes", 0) for f in feet), "hangs": sum(f.get("hangs", 0) for f in feet),
+              "incidents": [x for f in feet for x in f.get("incidents", [])]}
     return [header, *cases, footer]

@@ -7,6 +7,7 @@ Every function takes the report's lines (dicts, as ``report.read_jsonl`` gives).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import jinja2
 import junitparser
 
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
+from conformance.harness.runner import engine_faults
 
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance.reports", "templates"),
                                 autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
@@ -40,7 +42,9 @@ def _parts(lines: list[dict]):
 def verdict(lines: list[dict], profile: str = "complete") -> dict:
     """``{"certified": bool, "why": str, "must": n, "must_passed": n}``: certified iff
     every ``must`` case counted passed (no failure, error, missing required
-    capability or expected failure) and the run is complete. Not counted, and listed
+    capability or expected failure), the run is complete, and the engine neither
+    crashed nor hung during it (footer ``crashes``, ``hangs``; spec/protocol.md,
+    Crashes, hangs and restarts). ``faults`` is ``"25 crashes, 1 hang"`` or "". Not counted, and listed
     on the certificate as not covered: cases of rule option values the engine does
     not offer, and cases needing a capability the profile does not require
     (``profiles.REQUIRED``: e.g. movement needs legal-plays; play checks and applied
@@ -69,6 +73,7 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
     must = [c for c in cases if counted(c)]
     passed = sum(c["status"] == "pass" for c in must)
     counts = Counter(c["status"] for c in must)
+    faults = engine_faults(footer)
     if partial:
         why = f"{partial}: a partial run is not a certificate"
     elif footer.get("interrupted"):
@@ -77,6 +82,9 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
         why = f"the run is incomplete: {footer['given_up']}"
     elif footer.get("incomplete") or not footer:
         why = "the run was cut short"
+    elif faults:
+        why = (f"the engine crashed or hung during the run ({faults}; the cases were asked again of a fresh"
+               " process, and a certificate needs none)")
     elif passed == len(must) and must:
         why = f"all {len(must)} must cases pass"
     elif not must:
@@ -84,8 +92,8 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
     else:
         why = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s != "pass") + " of the must cases"
     complete = bool(footer) and not (footer.get("incomplete") or footer.get("interrupted") or footer.get("given_up"))
-    return {"certified": bool(must) and passed == len(must) and complete and not partial,
-            "partial": bool(partial), "why": why, "must": len(must), "must_passed": passed}
+    return {"certified": bool(must) and passed == len(must) and complete and not partial and not faults,
+            "partial": bool(partial), "why": why, "must": len(must), "must_passed": passed, "faults": faults}
 
 
 def _is_default_value(setting: str) -> bool:
@@ -155,25 +163,43 @@ def section_matrix(cases: list[dict]) -> dict[str, Counter]:
     return dict(sorted(table.items()))
 
 
+#: the characters XML 1.0 cannot carry (production Char), lone surrogates included
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text) -> str:
+    """``text`` (any value, made a str) with every character XML 1.0 cannot carry written
+    visibly as a Python escape: NUL as ``\\x00``, ESC as ``\\x1b``, a lone surrogate as
+    ``\\udc80``, U+FFFE as ``\\ufffe`` (a backslash already there stays as it is)."""
+    def visible(m: re.Match) -> str:
+        code = ord(m.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _NOT_XML.sub(visible, str(text))
+
+
 def junit_xml(lines: list[dict]) -> str:
-    """JUnit XML: one testsuite per case file, one testcase per case."""
+    """JUnit XML: one testsuite per case file, one testcase per case. Always well-formed
+    XML 1.0, whatever an engine answered: every text goes through ``xml_text``."""
     header, cases, _footer = _parts(lines)
-    xml = junitparser.JUnitXml(name=f"bgconf {header.get('suite_version', '')}")
+    x = xml_text
+    xml = junitparser.JUnitXml(name=x(f"bgconf {header.get('suite_version', '')}"))
     suites: dict[str, junitparser.TestSuite] = {}
     for c in cases:
-        suite = suites.setdefault(c["file"], junitparser.TestSuite(c["file"]))
-        case = junitparser.TestCase(case_name(c), classname=c["file"].replace("/", ".").removesuffix(".yaml"),
+        suite = suites.setdefault(c["file"], junitparser.TestSuite(x(c["file"])))
+        case = junitparser.TestCase(x(case_name(c)), classname=x(c["file"].replace("/", ".").removesuffix(".yaml")),
                                     time=c.get("ms", 0) / 1000)
-        text = "\n".join(filter(None, [c.get("message"), c.get("link") and f"bug report: {c['link']}",
-                                        c.get("diagram"), c.get("repro")]))
+        text = x("\n".join(filter(None, [c.get("message"), c.get("link") and f"bug report: {c['link']}",
+                                          c.get("diagram"), c.get("repro")])))
+        message = x(c.get("message", c["status"]))
         if c["status"] in ("fail", "xpass"):
-            case.result = [junitparser.Failure(c.get("message", c["status"]), type_=c["status"])]
+            case.result = [junitparser.Failure(message, type_=c["status"])]
             case.result[0].text = text
         elif c["status"] in ("errored", "timeout"):
-            case.result = [junitparser.Error(c.get("message", c["status"]), type_=c["status"])]
+            case.result = [junitparser.Error(message, type_=c["status"])]
             case.result[0].text = text
         elif c["status"] in ("unsupported", "xfail"):
-            case.result = [junitparser.Skipped(c.get("message", c["status"]))]
+            case.result = [junitparser.Skipped(message)]
         suite.add_testcase(case)
     for suite in suites.values():
         suite.update_statistics()
@@ -207,9 +233,18 @@ def markdown(lines: list[dict], profile: str = "") -> str:
         for c in known[:50]:
             out.append(f"- `{case_name(c)}` ({', '.join(c['spec'])}): {c.get('message', '')}"
                        + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
+    listed = footer.get("incidents") or []
+    if listed:
+        out += ["", f"### The engine crashed or hung ({v['faults']})", ""]
+        for x in listed[:50]:
+            name = x["case"] + (f"[{x['scenario']}]" if x.get("scenario") else "")
+            out.append(f"- {x['kind']} while asking `{name}`: {x['message']} (re-run: `{x['repro']}`)")
+        if len(listed) > 50:
+            out.append(f"- ... {len(listed) - 50} more in the report's footer")
     counts = footer.get("counts", {})
     out += ["", " ".join(f"{n} {s}," for s, n in counts.items() if n).rstrip(",")
-            + f" in {footer.get('wall_s', 0)} s" + (" (incomplete)" if footer.get("incomplete") else "")]
+            + f" in {footer.get('wall_s', 0)} s" + (" (incomplete)" if footer.get("incomplete") else "")
+            + (f"; the engine: {v['faults']}" if v["faults"] else "")]
     return "\n".join(out) + "\n"
 
 
@@ -227,15 +262,29 @@ def html_certificate(lines: list[dict], profile: str) -> str:
 
 
 def badge(lines: list[dict], profile: str) -> dict:
-    """shields.io endpoint JSON for the profile's verdict: ``{"schemaVersion": 1, "label",
-    "message", "color"}``; a certificate's message names the scenarios it covers,
-    ``"certified (swapped, dice-reversed)"``."""
+    """shields.io endpoint JSON for the profile's verdict, ``{"schemaVersion": 1, "label",
+    "message", "color"}``: ``certified (swapped, dice-reversed, ...)`` naming the scenarios it
+    covers; ``partial, not a certificate`` (``partial, interrupted: 3 of 7``); ``interrupted: 40
+    of 102`` or ``incomplete: 40 of 102`` (cases answered of cases selected); ``not certified:
+    25 crashes`` (every must case passed but the engine crashed or hung); else ``280/286 must``
+    (must cases passed of counted), with the crashes and hangs when there were any."""
     v = verdict(lines, profile)
+    _header, _cases, footer = _parts(lines)
+    answered = f"{footer.get('total', len(_cases))} of {footer.get('selected', len(_cases))}"
     if v["partial"]:
-        return {"schemaVersion": 1, "label": f"bgconf {profile}", "message": "partial, not a certificate",
-                "color": "lightgrey"}
-    names = covered_scenarios(_parts(lines)[0])
-    covered = f"certified ({', '.join(names)})" if names else "certified (no scenarios)"
-    return {"schemaVersion": 1, "label": f"bgconf {profile}",
-            "message": covered if v["certified"] else f"{v['must_passed']}/{v['must']} must",
+        return {"schemaVersion": 1, "label": f"bgconf {profile}",
+                "message": f"partial, interrupted: {answered}" if footer.get("interrupted")
+                else "partial, not a certificate", "color": "lightgrey"}
+    if v["certified"]:
+        names = covered_scenarios(_header)
+        message = f"certified ({', '.join(names)})" if names else "certified (no scenarios)"
+    elif footer.get("interrupted"):
+        message = f"interrupted: {answered}"
+    elif footer.get("incomplete") or not footer:
+        message = f"incomplete: {answered}"
+    elif v["faults"] and v["must_passed"] == v["must"]:
+        message = f"not certified: {v['faults']}"
+    else:
+        message = f"{v['must_passed']}/{v['must']} must" + (f", {v['faults']}" if v["faults"] else "")
+    return {"schemaVersion": 1, "label": f"bgconf {profile}", "message": message,
             "color": "brightgreen" if v["certified"] else "red"}

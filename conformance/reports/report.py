@@ -5,7 +5,8 @@ version and content hash, engine identity and capabilities, the selection of cas
 one ``case`` line per case answered, written and flushed as each answer arrives, and
 a ``footer`` line with the counts, wall time, ``incomplete`` (the engine was given
 up, or the run was interrupted), ``interrupted`` (false, "SIGINT" or "SIGTERM"),
-restarts and warnings.
+restarts, warnings, and the engine's ``crashes`` and ``hangs`` with each one listed in
+``incidents`` (spec/protocol.md, Crashes, hangs and restarts).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from conformance import __version__
 from conformance.cases import resources
 from conformance.harness.compare import STATUSES
 from conformance.harness.diagram import board_diagram
-from conformance.harness.runner import CaseResult
+from conformance.harness.runner import CaseResult, engine_faults
 
 
 def repro(case, engine_name: str) -> str:
@@ -86,18 +87,60 @@ def case_line(r: CaseResult, engine_name: str = "") -> dict:
     return line
 
 
+def incidents(results: list[CaseResult], engine_name: str = "") -> list[dict]:
+    """The crashes and hangs of a run, in order, as the footer lists them: one dict per
+    incident with ``kind`` ("crash" or "hang"), ``case`` (id), ``scenario``, ``message``
+    (one line), ``repro`` (the ``bgconf run`` command that asks that case again) and
+    ``send`` (a shell command that sends the engine that exact request alone, or None
+    when the engine is not a protocol engine)."""
+    out = []
+    for r in results:
+        for x in r.incidents:
+            out.append({"kind": x["kind"], "case": r.case.id, "scenario": r.case.scenario,
+                        "message": str(x.get("message", ""))[:500], "repro": repro(r.case, engine_name),
+                        "send": x.get("send")})
+    return out
+
+
 def footer(results: list[CaseResult], wall_s: float, incomplete: bool = False, *, selected: int | None = None,
            interrupted: str | bool = False, restarts: int = 0, given_up: str | None = None,
-           warnings: list[str] | None = None) -> dict:
+           warnings: list[str] | None = None, engine_name: str = "") -> dict:
     """The report's last line. ``incomplete`` is forced true when the run was
-    interrupted, the engine given up, or fewer cases answered than ``selected``."""
+    interrupted, the engine given up, or fewer cases answered than ``selected``.
+    ``crashes`` and ``hangs`` count the ``incidents`` of the results (see ``incidents``;
+    ``engine_name`` goes into their re-run commands)."""
     counts = Counter(r.status for r in results)
     selected = len(results) if selected is None else selected
+    listed = incidents(results, engine_name)
     return {"type": "footer", "counts": {s: counts.get(s, 0) for s in STATUSES},
             "total": len(results), "selected": selected, "wall_s": round(wall_s, 3),
             "incomplete": bool(incomplete or interrupted or given_up or len(results) < selected),
             "interrupted": interrupted or False, "restarts": restarts, "given_up": given_up,
-            "warnings": list(warnings or [])}
+            "warnings": list(warnings or []),
+            "crashes": sum(x["kind"] == "crash" for x in listed), "hangs": sum(x["kind"] == "hang" for x in listed),
+            "incidents": listed}
+
+
+def incidents_text(foot: dict, limit: int | None = None) -> str:
+    """The crashes and hangs of a footer, one block each: what happened, the case being
+    asked, the ``bgconf run`` command that asks it again, and the command that sends the
+    engine that exact request (empty when there was none); ``limit``: at most that many
+    (None: all)."""
+    listed = foot.get("incidents") or []
+    if not listed:
+        return ""
+    lines = [f"the engine crashed or hung {len(listed)} time(s) ({engine_faults(foot)}); each case below was"
+             " asked again of a fresh process where the policy allows (spec/protocol.md, Crashes, hangs and"
+             " restarts):"]
+    for x in listed[:limit]:
+        name = x["case"] + (f"[{x['scenario']}]" if x.get("scenario") else "")
+        lines.append(f"  {x['kind'].upper()} while asking {name}: {x['message']}")
+        lines.append(f"    re-run: {x['repro']}")
+        if x.get("send"):
+            lines.append(f"    request alone: {x['send']}")
+    if limit is not None and len(listed) > limit:
+        lines.append(f"  ... {len(listed) - limit} more in the report's footer (incidents)")
+    return "\n".join(lines)
 
 
 class ReportError(ValueError):
@@ -233,6 +276,11 @@ def failure_text(r: CaseResult, engine_name: str) -> str:
 
 
 def summary_line(results: list[CaseResult], wall_s: float) -> str:
+    """``N cases: 3 pass, 1 fail in 0.12 s``, and ``; the engine: 25 crashes, 1 hang`` when
+    it crashed or hung while cases were asked."""
     counts = Counter(r.status for r in results)
     parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
-    return f"{len(results)} cases: " + (", ".join(parts) or "none") + f" in {wall_s:.2f} s"
+    kinds = Counter(x["kind"] for r in results for x in r.incidents)
+    faults = engine_faults({"crashes": kinds["crash"], "hangs": kinds["hang"]})
+    return (f"{len(results)} cases: " + (", ".join(parts) or "none") + f" in {wall_s:.2f} s"
+            + (f"; the engine: {faults}" if faults else ""))
