@@ -226,6 +226,75 @@ def open_engine(name: str, timeout: float | None = None, max_restarts: int | Non
         raise CommandExit(EXIT_NO_ENGINE) from None
 
 
+# -- standard output closed early ----------------------------------------------------------
+class ClosedOutputGuard:
+    """A text stream that outlives its reader: ``bgconf run ... | head -1``.
+
+    Wraps ``sys.stdout``; the first write or flush that meets a closed pipe (BrokenPipeError)
+    points the file descriptor at ``os.devnull`` (as the Python documentation's note on SIGPIPE
+    advises), so the command prints nothing more, finishes its work and returns its own exit
+    code, and the interpreter's last flush at exit has nothing to complain about. Every other
+    attribute is the wrapped stream's. ``closed_early`` says whether the reader went away."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.closed_early = False
+
+    def _reader_gone(self) -> None:
+        if not self.closed_early:
+            self.closed_early = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())
+            finally:
+                os.close(devnull)
+
+    def write(self, text: str) -> int:
+        """Write ``text``; after the reader has gone, swallow it. Returns len(text)."""
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+            try:  # what was buffered now goes to os.devnull
+                self._stream.flush()
+            except BrokenPipeError:
+                pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def guarded_stdout() -> Iterator[ClosedOutputGuard | None]:
+    """Run a command with ``sys.stdout`` wrapped in ``ClosedOutputGuard`` (restored, and
+    flushed, at the end); yields the guard (None when stdout has no file descriptor, e.g.
+    captured in a test, where it is left alone)."""
+    stream = sys.stdout
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield None
+        return
+    guard = ClosedOutputGuard(stream)
+    sys.stdout = guard
+    try:
+        yield guard
+    finally:
+        guard.flush()
+        sys.stdout = stream
+
+
 # -- interruption ----------------------------------------------------------------------------
 class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM arrived; ``name`` says which, ``code`` is the exit code."""
