@@ -6,8 +6,8 @@ command line names (``--cases``, ``--spec``, ``--suite-version``) with one messa
 Exit codes (``EXIT_CODES`` is the text ``--help`` shows):
 
 - 0 nothing failed; 1 a case failed, errored or timed out, or the run is incomplete;
-- 2 bad command line (also an output path that cannot be written, a selection with
-  no case); 3 a case file has errors; 4 the engine is unknown, not installed or could
+- 2 bad command line (also a case path that does not exist, an output path that cannot
+  be written, a selection with no case); 3 a case file has errors; 4 the engine is unknown, not installed or could
   not start; 130 interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
 """
 
@@ -33,8 +33,9 @@ EXIT_CODES = """exit codes:
        engine was given up), or an expectations file is out of date (xpass, stale
        id); this wins over 3
   2    bad command line: an unknown option, a number out of range, an unknown case
-       id or spec anchor, a selection or directory with no case, an output path
-       that cannot be written (checked before the engine starts)
+       id or spec anchor, a case path that does not exist, a selection or
+       directory with no case, an output path that cannot be written (checked
+       before the engine starts)
   3    a case file has errors (each is printed as file:line: case id: message);
        the cases that did load were still run; or the case files are not those
        of --suite-version (nothing is run)
@@ -344,11 +345,28 @@ def interruptible() -> Iterator[None]:
 
 
 # -- the suite the command line names ---------------------------------------------
-def load_cases(paths, progress=None, max_bytes=None):
+def check_case_paths(paths, option: str = "--cases") -> None:
+    """Every path of ``paths`` (str; None or empty: the bundled suite) exists; else one line
+    naming the first missing one (``bgconf: --cases x.yaml: no such file or directory``) and
+    CommandExit(2): a missing path is a usage error, a case file with errors exits 3.
+    ``option``: how the command line gave them (``""`` for positional paths)."""
+    for p in paths or ():
+        path = Path(p)
+        if not path.exists() and not path.is_symlink():
+            err(f"{option + ' ' if option else ''}{p}: no such file or directory")
+            raise CommandExit(EXIT_USAGE)
+        if path.is_symlink() and not path.exists():
+            err(f"{option + ' ' if option else ''}{p}: a link to nothing")
+            raise CommandExit(EXIT_USAGE)
+
+
+def load_cases(paths, progress=None, max_bytes=None, option: str = "--cases"):
     """The ``Suite`` of ``paths`` (case files or directories, str; None or empty: the bundled
     suite), its case file errors printed one a line; ``progress(done, total, cases)`` and
     ``max_bytes`` (bytes per file) go to ``cases.load_suite``. Raises CommandExit(2) for a
-    bad BGCONF_MAX_CASE_FILE_BYTES."""
+    path that does not exist (``check_case_paths``; ``option`` names it) or a bad
+    BGCONF_MAX_CASE_FILE_BYTES."""
+    check_case_paths(paths, option)
     try:
         suite = load_suite([Path(p) for p in paths] if paths else None, progress=progress, max_bytes=max_bytes)
     except ValueError as exc:
@@ -375,9 +393,10 @@ def check_anchors(spec: list[str] | None) -> None:
 
 def suite_for(args):
     """The suite of ``args.cases`` (None: the bundled suite) with at least one case, checked
-    against ``args.suite_version`` when given (docs/versions.md). Raises CommandExit: 2 when no
-    case file was found, the suite has no case or --suite-version names no release; 3 when no
+    against ``args.suite_version`` when given (docs/versions.md). Raises CommandExit: 2 when a
+    path of --cases does not exist or no case file was found, the suite has no case or --suite-version names no release; 3 when no
     case loaded or the files are not those of --suite-version."""
+    check_case_paths(args.cases)
     if getattr(args, "suite_version", None):
         from conformance.cases import case_files
         from conformance.reports.release import ReleaseError, check_release, find_release

@@ -6,7 +6,6 @@ for a report that cannot be read or an --out that cannot be written, 3 for case 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from conformance.reports.matrix import case_sources, matrix_data, write_site
@@ -36,8 +35,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_matrix(args) -> int:
-    from conformance.cases import load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, load_cases
     from conformance.reports.report import ReportError, load_report
 
     check_outputs({"--out": args.out}, directories=("--out",))
@@ -46,13 +44,7 @@ def cmd_matrix(args) -> int:
     except ReportError as exc:
         err(str(exc))
         return EXIT_USAGE
-    try:
-        suite = load_suite([Path(p) for p in args.cases] if args.cases else None)
-    except ValueError as exc:
-        err(str(exc))
-        return EXIT_USAGE
-    for e in suite.errors:
-        print(f"error: {e}", file=sys.stderr)
+    suite = load_cases(args.cases)
     data = matrix_data(reports, suite.cases)
     try:
         written = write_site(data, Path(args.out), case_sources(suite.cases))
