@@ -42,17 +42,17 @@ def test_the_javascript_example_is_a_row_of_the_default_table_from_a_checkout():
     assert any(row.startswith(f"| {EXAMPLE_ENGINE} |") for row in readme_rows(README.read_text()))
 
 
-def test_rows_come_in_the_readmes_order_of_groups():
-    """Built-in engines that list legal plays, then those that only choose a play (757 cases:
-    the chosen-play form of each legal_plays case too), then engines given as a command."""
-    from conformance.engines.registry import BUILTIN
+def test_an_engine_that_only_chooses_a_play_comes_after_those_that_list_legal_plays():
+    """gnubg-external (capability chosen-play: 757 cases, the chosen-play form of each
+    legal_plays case too) follows the engines that list legal plays, as in the README."""
+    from engines_for_tests import started_or_skip
 
-    names = [row.split(" | ")[0].lstrip("| ") for row in readme_rows(README.read_text())]
-    cases = {n: row.split(" | ")[2] for n, row in zip(names, readme_rows(README.read_text()))}
-    groups = [0 if n in BUILTIN and cases[n] == cases["reference"] else 1 if n in BUILTIN else 2 for n in names]
-    assert groups == sorted(groups), names
-    builtin_order = [n for n in BUILTIN if n in names]
-    assert [n for n in names if n in BUILTIN] == sorted(builtin_order, key=lambda n: groups[names.index(n)])
+    from conformance.engines.registry import get_engine
+
+    started_or_skip(lambda: get_engine("gnubg-external"), "BGCONF_REQUIRE_GNUBG", "GNU Backgammon").close()
+    lines = certification_table(["gnubg-external", "reference"]).splitlines()
+    assert lines[2:] == committed("reference", "gnubg-external")
+    assert lines[2].startswith("| reference |") and lines[3].startswith("| gnubg-external |")
 
 
 @needs_node
