@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.reports.table import EXAMPLE_ENGINE, HEAD, certification_table, example_available, readme_rows
+from conformance.reports.table import END, EXAMPLE_ENGINE, HEAD, START, certification_table, example_available, readme_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-START, END = "<!-- certification:start -->", "<!-- certification:end -->"
 needs_node = pytest.mark.skipif(shutil.which("node") is None and not os.environ.get("BGCONF_REQUIRE_NODE"),
                                 reason="node is not installed (apt-get install nodejs)")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conformance.commands.common import EXIT_OK, EXIT_USAGE, CommandExit, check_outputs, err, write_text
 from conformance.engines.registry import BUILTIN
-from conformance.reports.table import EXAMPLE_ENGINE, certification_table, example_available
+from conformance.reports.table import END, EXAMPLE_ENGINE, START, certification_table, example_available
 
 
 def add_parser(sub) -> None:
@@ -43,7 +43,7 @@ def cmd_table(args) -> int:
         return state is None or state[0] is not None
 
     engines = args.engine or ([n for n in BUILTIN if present(n)] + ([EXAMPLE_ENGINE] if example_available() else []))
-    start, end = "<!-- certification:start -->", "<!-- certification:end -->"
+    start, end = START, END
     if args.write:  # checked before any engine runs
         path = Path(args.write)
         try:

@@ -24,6 +24,9 @@ from conformance.reports.report import case_line, footer, header
 #: checkout with node installed; its command is relative to the checkout's root
 EXAMPLE_ENGINE = "cmd:node examples/js/engine.js"
 
+#: the lines between which a README holds the table (``bgconf table --write``)
+START, END = "<!-- certification:start -->", "<!-- certification:end -->"
+
 HEAD = ["| engine | version | cases | pass | fail | errored | unsupported | movement | money | match |",
         "|---|---|---|---|---|---|---|---|---|---|"]
 
@@ -93,8 +96,8 @@ def certification_table(engines: list[str],
     return "\n".join(HEAD + [row for _group, _i, row in sorted(rows)]) + "\n"
 
 
-def readme_rows(text: str, start: str = "<!-- certification:start -->",
-                end: str = "<!-- certification:end -->") -> list[str]:
-    """The table rows between the markers of a README's text (the header and rule left out)."""
-    table = text.split(start, 1)[1].split(end, 1)[0]
+def readme_rows(text: str) -> list[str]:
+    """The table rows between the markers (``START``, ``END``) of a README's text (the header
+    and rule left out). Raises IndexError when the text has no markers."""
+    table = text.split(START, 1)[1].split(END, 1)[0]
     return [line for line in table.strip().splitlines() if line not in HEAD]
