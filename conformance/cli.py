@@ -13,7 +13,7 @@ import sys
 
 from conformance import __version__
 
-from conformance.commands.common import EXIT_CODES, EXIT_OK, EXIT_SIGNAL, CommandExit, err, interruptible, signal_name
+from conformance.commands.common import EXIT_CODES, EXIT_SIGNAL, CommandExit, err, guarded_stdout, interruptible, signal_name
 
 #: the command modules of conformance.commands, in the order of ``bgconf --help``
 #: (``perft`` adds ``perft`` and ``bisect``)
@@ -42,25 +42,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns its exit code (see EXIT_CODES). SIGINT and SIGTERM end
     any command with one line and 130/143, never a traceback; the long commands keep
-    what they had answered first."""
+    what they had answered first. A standard output closed early (``bgconf run ... | head -1``)
+    changes nothing but the printing: the command goes on with its output discarded and
+    returns its own exit code (``commands.common.ClosedOutputGuard``)."""
     for stream in (sys.stdout, sys.stderr):  # an engine's odd text is printed escaped, never a crash
         try:
             stream.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):
             pass
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        with interruptible():
-            return args.func(args)
-    except BrokenPipeError:
-        return EXIT_OK
-    except KeyboardInterrupt as exc:
-        name = signal_name(exc)
-        err(f"interrupted by {name}")
-        return EXIT_SIGNAL[name]
-    except CommandExit as stop:
-        return stop.code
+    with guarded_stdout():  # also --help: its exit code 0 stands when the reader went away
+        args = build_parser().parse_args(argv)
+        try:
+            with interruptible():
+                return args.func(args)
+        except KeyboardInterrupt as exc:
+            name = signal_name(exc)
+            err(f"interrupted by {name}")
+            return EXIT_SIGNAL[name]
+        except CommandExit as stop:
+            return stop.code
 
 
 if __name__ == "__main__":

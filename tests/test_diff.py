@@ -59,9 +59,44 @@ def test_cases_only_on_one_side_appear_or_disappear(runs, capsys):
     assert main(["diff", str(runs["narrow"]), str(runs["reference"]), "--format", "json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert sorted(c["case"] for c in d["changes"] if c["change"] == "appeared") == sorted(set(wide) - set(narrow))
-    assert main(["diff", str(runs["reference"]), str(runs["narrow"]), "--format", "json"]) == 0
+    assert main(["diff", str(runs["reference"]), str(runs["narrow"]), "--format", "json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert sorted(c["case"] for c in d["changes"] if c["change"] == "disappeared") == sorted(set(wide) - set(narrow))
+
+
+def test_cases_that_disappeared_make_the_diff_partial_and_not_exit_0(runs, capsys):
+    gone = len(statuses(runs["reference"])) - len(statuses(runs["narrow"]))
+    assert main(["diff", str(runs["reference"]), str(runs["narrow"])]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert f"partial: {gone} cases of OLD are not in NEW (disappeared): they were not compared" in out
+    assert out[-1] == ("verdict: partial, not a full comparison: "
+                       f"{gone} cases of OLD are not in NEW (disappeared): they were not compared")
+    assert main(["diff", str(runs["reference"]), str(runs["reference"])]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: no regression"
+
+
+def test_a_diff_against_an_incomplete_report_is_partial(runs, tmp_path, capsys):
+    """A run whose engine crashes on every request is given up: its report is incomplete."""
+    import shlex
+    import subprocess
+    import sys
+
+    given_up = tmp_path / "given-up.jsonl"
+    engine = "cmd:" + shlex.join([sys.executable, str(HERE / "fault_engine.py"), "--fault", "crash", "--every",
+                                  "--log", str(tmp_path / "log")])
+    subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--engine", engine, "--spec", "move",
+                    "--report", str(given_up), "--max-restarts", "1", "--timeout", "5"], capture_output=True)
+    foot = load_report(given_up)[-1]
+    assert foot["type"] == "footer" and foot["incomplete"], foot
+    assert main(["diff", str(runs["reference"]), str(given_up), "--markdown", str(tmp_path / "d.md")]) == 1
+    out = capsys.readouterr().out
+    assert f"partial: NEW {given_up} is incomplete: the engine was given up" in out
+    assert out.splitlines()[-1].startswith("verdict: ")
+    assert "**Partial, not a full comparison:**" in (tmp_path / "d.md").read_text()
+    cut = tmp_path / "no-footer.jsonl"  # a run that never finished: no footer
+    cut.write_text("\n".join(runs["reference"].read_text().splitlines()[:-1]) + "\n")
+    assert main(["diff", str(cut), str(runs["reference"])]) == 1
+    assert f"partial: OLD {cut} is incomplete: no footer: the run did not finish" in capsys.readouterr().out
 
 
 def test_markdown_and_json_files_for_a_ci_summary(runs, tmp_path, capsys):

@@ -131,3 +131,38 @@ def test_the_page_in_a_browser_shows_the_reports_counts_and_filters_work(site, t
         assert statuses == [b[failing]["status"] for b in ids]
         browser.find_element(By.PARTIAL_LINK_TEXT, clause).click()
         assert browser.current_url.endswith(f"spec.html#{clause}")
+
+
+def test_reports_of_different_suites_are_refused_unless_mixed_suites_is_given(site, tmp_path, capsys):
+    """A column run on another suite (here: other case files, another content hash) is not
+    comparable with the others: refused with exit 2 naming which report ran which suite;
+    with --mixed-suites, drawn with a warning on stderr and on the index page."""
+    from conformance.cases import resources
+
+    _directory, reports = site
+    bundled = tmp_path / "reference.jsonl"
+    assert main(["run", "--engine", "reference", "--spec", "bar", "--report", str(bundled)]) == 0
+    mine = tmp_path / "mine.bgcase.yaml"
+    mine.write_text((resources.cases_dir() / "movement" / "bar.yaml").read_text())
+    other = tmp_path / "other-suite.jsonl"
+    assert main(["run", "--engine", "reference", "--cases", str(mine), "--report", str(other)]) == 0
+    hashes = [load_report(p)[0]["content_hash"] for p in (bundled, other)]
+    assert hashes[0] != hashes[1]
+    capsys.readouterr()
+    out = tmp_path / "site"
+    assert main(["matrix", str(bundled), str(other), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "different suites" in err[0] and "--mixed-suites" in err[0], err
+    assert f"(content {hashes[0][:12]}): {bundled}" in err[0] and f"(content {hashes[1][:12]}): {other}" in err[0]
+    assert not out.exists()
+    assert main(["matrix", str(bundled), str(other), "--out", str(out), "--mixed-suites"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the reports were run on different suites" in err and str(other) in err
+    page = (out / "index.html").read_text()
+    assert 'id="mixed-suites"' in page and hashes[0][:12] in page and hashes[1][:12] in page
+    data = json.loads((out / "matrix.json").read_text())
+    assert [g["reports"] for g in data["mixed_suites"]] == [[str(bundled)], [str(other)]]
+    same = tmp_path / "same"
+    assert main(["matrix", str(bundled), str(bundled), "--out", str(same)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert 'id="mixed-suites"' not in (same / "index.html").read_text()

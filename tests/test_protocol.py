@@ -82,12 +82,13 @@ def test_messages_both_ways_match_the_protocol_schema():
     import jsonschema
 
     from conformance.cases import resources
+    from conformance import __version__
     from conformance.cases import load_suite
 
     schema = json.loads((resources.spec_dir() / "schema" / "protocol.schema.json").read_text())
     validator = jsonschema.Draft202012Validator(schema)
     suite = load_suite()
-    sent = [{"cmd": "start", "protocol": 1, "suite": "2026.11.0"}]
+    sent = [{"cmd": "start", "protocol": 1, "suite": __version__}]
     sent += [{"cmd": "run", "seq": i, **c.request()} for i, c in enumerate(suite.cases)]
     sent.append({"cmd": "stop"})
     proc = subprocess.run([sys.executable, "-m", "conformance.cli", "serve", "reference"], text=True,

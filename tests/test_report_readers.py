@@ -54,13 +54,23 @@ def test_certify_verify_names_a_replay_report_exit_2(replay_report, capsys):
 def test_matrix_with_case_files_that_do_not_load_prints_each_error_and_exits_3(run_report, tmp_path, capsys):
     bad = tmp_path / "broken.bgcase.yaml"
     bad.write_text("format: 1\ncases:\n  - id: not-an-id\n")
+    capsys.readouterr()
+    assert main(["matrix", str(run_report), "--out", str(tmp_path / "site"), "--cases", str(bad)]) == 3
+    err = capsys.readouterr().err
+    assert f"{bad}:" in err, err
+    assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_matrix_with_a_cases_path_that_does_not_exist_is_a_usage_error(run_report, tmp_path, capsys):
+    bad = tmp_path / "broken.bgcase.yaml"
+    bad.write_text("format: 1\ncases:\n  - id: not-an-id\n")
     missing = tmp_path / "missing.bgcase.yaml"
     capsys.readouterr()
     assert main(["matrix", str(run_report), "--out", str(tmp_path / "site"),
-                 "--cases", str(bad), "--cases", str(missing)]) == 3
-    err = capsys.readouterr().err
-    assert f"{bad}:" in err and f"{missing}: no such file" in err, err
-    assert (tmp_path / "site" / "index.html").exists()
+                 "--cases", str(bad), "--cases", str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"bgconf: --cases {missing}: no such file or directory"], err
+    assert not (tmp_path / "site").exists()
 
 
 @pytest.mark.parametrize("command, codes", [

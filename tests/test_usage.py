@@ -126,3 +126,46 @@ def test_table_gives_the_whole_reason_an_engine_is_missing(tmp_path, monkeypatch
     row = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| python:absent_engine")]
     assert len(row) == 1 and row[0].endswith(hint.replace("|", "\\|") + ") |" + " |" * 8), row
     assert row[0].replace("\\|", "").count("|") == 11, row  # ten cells
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "--engine", "reference", "--cases", "MISSING"],
+    ["run", "--engine", "reference", "--cases", "MISSING", "--suite-version", "RELEASE"],
+    ["validate", "MISSING"],
+    ["list", "--cases", "MISSING"],
+    ["show", "bg-C3Z8", "--cases", "MISSING"],
+    ["export", "--cases", "MISSING"],
+    ["mutants", "--cases", "MISSING"],
+    ["release", "--cases", "MISSING", "--out", "OUT"],
+    ["matrix", "REPORT", "--out", "OUT", "--cases", "MISSING"],
+], ids=lambda a: a[0] + ("-suite-version" if "--suite-version" in a else ""))
+def test_a_case_path_that_does_not_exist_is_a_usage_error_naming_it(capsys, tmp_path, args):
+    from conformance import __version__
+    from conformance.cases import resources
+
+    missing = tmp_path / "nowhere" / "mine.bgcase.yaml"
+    report = tmp_path / "r.jsonl"
+    if "REPORT" in args:
+        assert main(["run", "--engine", "reference", "--case", "bg-C3Z8", "--report", str(report)]) == 0
+    good = tmp_path / "good.bgcase.yaml"  # a case file that exists beside the missing one
+    good.write_text((resources.cases_dir() / "movement" / "bar.yaml").read_text())
+    values = {"MISSING": str(missing), "REPORT": str(report), "OUT": str(tmp_path / "out"), "RELEASE": __version__}
+    argv = [values.get(a, a) for a in args]
+    at = argv.index(str(missing))
+    if argv[at - 1] == "--cases":
+        argv[at - 1:at - 1] = ["--cases", str(good)]
+    else:
+        argv[at:at] = [str(good)]
+    capsys.readouterr()
+    assert main(argv) == 2
+    line = one_line(capsys)
+    option = "--cases " if args[0] != "validate" else ""
+    assert line == f"bgconf: {option}{missing}: no such file or directory"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_case_file_with_errors_is_still_exit_3(capsys, tmp_path):
+    bad = tmp_path / "bad.bgcase.yaml"
+    bad.write_text("format: 1\ncases:\n  - id: not-an-id\n")
+    assert main(["run", "--engine", "reference", "--cases", str(bad)]) == 3
+    assert main(["validate", str(bad)]) == 3

@@ -7,9 +7,9 @@ Exit codes (``EXIT_CODES`` is the text ``--help`` shows):
 
 - 0 nothing failed; 1 a case failed, errored or timed out, the engine crashed or hung, or
   the run is incomplete;
-- 2 bad command line (also an output path that cannot be written, a selection with
-  no case); 3 a case file has errors; 4 the engine is unknown, not installed or could
-  not start; 130 interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
+- 2 bad command line (also a case path that does not exist, an output path that cannot
+  be written, a selection with no case); 3 a case file has errors; 4 the engine is unknown,
+  not installed or could not start; 130 interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ EXIT_CODES = """exit codes:
        (the engine was given up), or an expectations file is out of date (xpass,
        stale id); this wins over 3
   2    bad command line: an unknown option, a number out of range, an unknown case
-       id or spec anchor, a selection or directory with no case, an output path
-       that cannot be written (checked before the engine starts)
+       id or spec anchor, a case path that does not exist, a selection or
+       directory with no case, an output path that cannot be written (checked
+       before the engine starts)
   3    a case file has errors (each is printed as file:line: case id: message);
        the cases that did load were still run; or the case files are not those
        of --suite-version (nothing is run)
@@ -228,6 +229,75 @@ def open_engine(name: str, timeout: float | None = None, max_restarts: int | Non
         raise CommandExit(EXIT_NO_ENGINE) from None
 
 
+# -- standard output closed early ----------------------------------------------------------
+class ClosedOutputGuard:
+    """A text stream that outlives its reader: ``bgconf run ... | head -1``.
+
+    Wraps ``sys.stdout``; the first write or flush that meets a closed pipe (BrokenPipeError)
+    points the file descriptor at ``os.devnull`` (as the Python documentation's note on SIGPIPE
+    advises), so the command prints nothing more, finishes its work and returns its own exit
+    code, and the interpreter's last flush at exit has nothing to complain about. Every other
+    attribute is the wrapped stream's. ``closed_early`` says whether the reader went away."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.closed_early = False
+
+    def _reader_gone(self) -> None:
+        if not self.closed_early:
+            self.closed_early = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())
+            finally:
+                os.close(devnull)
+
+    def write(self, text: str) -> int:
+        """Write ``text``; after the reader has gone, swallow it. Returns len(text)."""
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+            try:  # what was buffered now goes to os.devnull
+                self._stream.flush()
+            except BrokenPipeError:
+                pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def guarded_stdout() -> Iterator[ClosedOutputGuard | None]:
+    """Run a command with ``sys.stdout`` wrapped in ``ClosedOutputGuard`` (restored, and
+    flushed, at the end); yields the guard (None when stdout has no file descriptor, e.g.
+    captured in a test, where it is left alone)."""
+    stream = sys.stdout
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield None
+        return
+    guard = ClosedOutputGuard(stream)
+    sys.stdout = guard
+    try:
+        yield guard
+    finally:
+        guard.flush()
+        sys.stdout = stream
+
+
 # -- interruption ----------------------------------------------------------------------------
 class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM arrived; ``name`` says which, ``code`` is the exit code."""
@@ -277,11 +347,28 @@ def interruptible() -> Iterator[None]:
 
 
 # -- the suite the command line names ---------------------------------------------
-def load_cases(paths, progress=None, max_bytes=None):
+def check_case_paths(paths, option: str = "--cases") -> None:
+    """Every path of ``paths`` (str; None or empty: the bundled suite) exists; else one line
+    naming the first missing one (``bgconf: --cases x.yaml: no such file or directory``) and
+    CommandExit(2): a missing path is a usage error, a case file with errors exits 3.
+    ``option``: how the command line gave them (``""`` for positional paths)."""
+    for p in paths or ():
+        path = Path(p)
+        if not path.exists() and not path.is_symlink():
+            err(f"{option + ' ' if option else ''}{p}: no such file or directory")
+            raise CommandExit(EXIT_USAGE)
+        if path.is_symlink() and not path.exists():
+            err(f"{option + ' ' if option else ''}{p}: a link to nothing")
+            raise CommandExit(EXIT_USAGE)
+
+
+def load_cases(paths, progress=None, max_bytes=None, option: str = "--cases"):
     """The ``Suite`` of ``paths`` (case files or directories, str; None or empty: the bundled
     suite), its case file errors printed one a line; ``progress(done, total, cases)`` and
     ``max_bytes`` (bytes per file) go to ``cases.load_suite``. Raises CommandExit(2) for a
-    bad BGCONF_MAX_CASE_FILE_BYTES."""
+    path that does not exist (``check_case_paths``; ``option`` names it) or a bad
+    BGCONF_MAX_CASE_FILE_BYTES."""
+    check_case_paths(paths, option)
     try:
         suite = load_suite([Path(p) for p in paths] if paths else None, progress=progress, max_bytes=max_bytes)
     except ValueError as exc:
@@ -308,9 +395,10 @@ def check_anchors(spec: list[str] | None) -> None:
 
 def suite_for(args):
     """The suite of ``args.cases`` (None: the bundled suite) with at least one case, checked
-    against ``args.suite_version`` when given (docs/versions.md). Raises CommandExit: 2 when no
-    case file was found, the suite has no case or --suite-version names no release; 3 when no
+    against ``args.suite_version`` when given (docs/versions.md). Raises CommandExit: 2 when a
+    path of --cases does not exist or no case file was found, the suite has no case or --suite-version names no release; 3 when no
     case loaded or the files are not those of --suite-version."""
+    check_case_paths(args.cases)
     if getattr(args, "suite_version", None):
         from conformance.cases import case_files
         from conformance.reports.release import ReleaseError, check_release, find_release

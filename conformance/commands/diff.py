@@ -1,7 +1,8 @@
 """``bgconf diff OLD.jsonl NEW.jsonl``: the options, the printing and the exit codes.
 
-The diff itself is ``conformance.reports.diff``. Exit 1 when anything regressed, 0 otherwise,
-2 when a report cannot be read or an output cannot be written.
+The diff itself is ``conformance.reports.diff``. Exit 1 when anything regressed, or when the diff
+is partial (cases disappeared, or either report is incomplete); 0 otherwise; 2 when a report
+cannot be read or an output cannot be written.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ def add_parser(sub) -> None:
                     " (did not fail, now fail, error, time out or xpass), were fixed (failed, now pass),"
                     " changed status otherwise, appeared or disappeared; grouped by the spec section of each"
                     " case's first anchor, with the engine and suite versions of both sides. Exit 1 when"
-                    " anything regressed.",
+                    " anything regressed, and when the diff is partial: cases of OLD are missing from NEW"
+                    " (disappeared), or either report is incomplete (interrupted, the engine given up, no"
+                    " footer), since what was not run was not compared. The last line says which.",
         epilog="examples:\n  bgconf diff gnubg-nn.jsonl bgsage.jsonl\n"
                "  bgconf diff old.jsonl new.jsonl --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n"
-               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + exit_codes({0: "nothing regressed", 1: "at least one case regressed (did not fail in OLD, fails, errors, times out or xpasses in NEW)", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an output that cannot be written"}),
+               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + exit_codes({0: "nothing regressed, no case disappeared, and both reports are complete", 1: "at least one case regressed (did not fail in OLD, fails, errors, times out or xpasses in NEW), or the diff is partial: a case of OLD disappeared from NEW, or either report is incomplete (interrupted, the engine given up, no footer)", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an output that cannot be written"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("old", metavar="OLD.jsonl", help="the report to compare from")
     p.add_argument("new", metavar="NEW.jsonl", help="the report to compare to")
@@ -54,6 +57,6 @@ def cmd_diff(args) -> int:
     print(FORMATS[args.format](d), end="")
     written = all(write_text(option, path, FORMATS[fmt](d)) for option, path, fmt in
                   (("--markdown", args.markdown, "markdown"), ("--json", args.json, "json")) if path)
-    if d["counts"]["regressed"]:
+    if d["counts"]["regressed"] or d["gaps"]:
         return EXIT_FAILED
     return EXIT_OK if written else EXIT_USAGE

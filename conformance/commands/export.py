@@ -7,8 +7,6 @@ The document is ``conformance.reports.export``. Exit 0 when the cases are export
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from conformance.reports.export import export_suite
 
@@ -36,17 +34,10 @@ def add_parser(sub) -> None:
 
 
 def cmd_export(args) -> int:
-    from conformance.cases import load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, write_text
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, load_cases, write_text
 
     check_outputs({"--out": args.out})
-    try:
-        suite = load_suite([Path(p) for p in args.cases] if args.cases else None)
-    except ValueError as exc:
-        err(str(exc))
-        return EXIT_USAGE
-    for e in suite.errors:
-        print(f"error: {e}", file=sys.stderr)
+    suite = load_cases(args.cases)
     text = json.dumps(export_suite(suite), indent=1, ensure_ascii=False) + "\n"
     if args.out:
         if not write_text("--out", args.out, text):

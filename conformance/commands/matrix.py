@@ -1,15 +1,15 @@
 """``bgconf matrix REPORT.jsonl... --out DIR``: the options, the printing and the exit codes.
 
 The matrix and its site are ``conformance.reports.matrix``. Exit 0 when the site is written, 2
-for a report that cannot be read or an --out that cannot be written, 3 for case file errors.
+for a report that cannot be read, reports of different suites without --mixed-suites, or an --out
+that cannot be written, 3 for case file errors.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from conformance.reports.matrix import case_sources, matrix_data, write_site
+from conformance.reports.matrix import case_sources, matrix_data, mixed_suites_text, suite_groups, write_site
 
 
 def add_parser(sub) -> None:
@@ -23,21 +23,27 @@ def add_parser(sub) -> None:
                     " in DIR: the engines and their versions, each engine's pass rate per spec section, every"
                     " case's status in every engine and in how many engines it fails, filters by section,"
                     " kind, tag and status, one page per case with its YAML and the text of its spec clauses,"
-                    " and matrix.json with the data. Open DIR/index.html in a browser; no server is needed.",
+                    " and matrix.json with the data. Open DIR/index.html in a browser; no server is needed."
+                    " The columns of a matrix are comparable only when every report ran the same suite"
+                    " (suite version and content hash, from each report's header): reports of different"
+                    " suites are refused (exit 2, naming which report ran which suite) unless"
+                    " --mixed-suites is given, and then the matrix warns on stderr and on its index page.",
         epilog="examples:\n  bgconf run --engine gnubg --report gnubg.jsonl\n"
                "  bgconf run --engine bgsage --report bgsage.jsonl\n"
-               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + exit_codes({0: "the site is written", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an --out that cannot be written", 3: "a case file of --cases has errors (each printed as file:line: case id: message); the site is written from the cases that loaded"}),
+               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + exit_codes({0: "the site is written", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), reports run on different suites (suite version or content hash) without --mixed-suites, or an --out that cannot be written", 3: "a case file of --cases has errors (each printed as file:line: case id: message); the site is written from the cases that loaded"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("reports", nargs="+", metavar="REPORT.jsonl", help="one report per column")
     p.add_argument("--out", required=True, metavar="DIR", help="the directory to write the site into")
     p.add_argument("--cases", action="append", metavar="PATH",
                    help="the case files the reports ran (default: the bundled suite), for titles, tags and YAML")
+    p.add_argument("--mixed-suites", action="store_true",
+                   help="draw reports run on different suites (suite version or content hash) anyway, with"
+                        " a warning on stderr and on the index page (default: refuse, exit 2)")
     p.set_defaults(func=cmd_matrix)
 
 
 def cmd_matrix(args) -> int:
-    from conformance.cases import load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, load_cases
     from conformance.reports.report import ReportError, load_report
 
     check_outputs({"--out": args.out}, directories=("--out",))
@@ -46,13 +52,14 @@ def cmd_matrix(args) -> int:
     except ReportError as exc:
         err(str(exc))
         return EXIT_USAGE
-    try:
-        suite = load_suite([Path(p) for p in args.cases] if args.cases else None)
-    except ValueError as exc:
-        err(str(exc))
-        return EXIT_USAGE
-    for e in suite.errors:
-        print(f"error: {e}", file=sys.stderr)
+    groups = suite_groups(reports)
+    if len(groups) > 1:
+        if not args.mixed_suites:
+            err(f"the reports were run on different suites, so their columns are not comparable:"
+                f" {mixed_suites_text(groups)}; run them on one suite, or give --mixed-suites to draw them anyway")
+            return EXIT_USAGE
+        err(f"warning: the reports were run on different suites: {mixed_suites_text(groups)}")
+    suite = load_cases(args.cases)
     data = matrix_data(reports, suite.cases)
     try:
         written = write_site(data, Path(args.out), case_sources(suite.cases))

@@ -1,7 +1,8 @@
 """``bgconf release``: the options, the printing and the exit codes.
 
 The manifest and the release checks are ``conformance.reports.release``. Exit 0 when the manifest
-is written (or already holds this content), 2 when it cannot be, 3 when a case file has errors.
+is written (or already holds this content), 2 when it cannot be (also: no --out when bgconf runs
+from an installed package), 3 when a case file has errors.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from pathlib import Path
 
 from conformance import __version__
 
-from conformance.cases import resources
-from conformance.reports.release import manifest
+from conformance.reports.release import ReleaseError, default_out, manifest
 
 
 def add_parser(sub) -> None:
@@ -28,11 +28,15 @@ def add_parser(sub) -> None:
                     " overwritten with other content: change the suite version first. bgconf run"
                     " --suite-version VERSION then refuses any other content.",
         epilog="examples:\n  bgconf release                       # writes releases/VERSION.json\n"
-               "  bgconf run --engine gnubg --suite-version 2026.11.0\n\n" + exit_codes({0: "the manifest is written, or already holds this content", 2: "bad command line, no case file, an --out that cannot be written, or a manifest of this version frozen with other content", 3: "a case file has errors (each printed as file:line: case id: message); nothing is written"}),
+               f"  bgconf run --engine gnubg --suite-version {__version__}\n"
+               "  bgconf release --out bgconf-release.json   # from an installed package\n\n"
+               + exit_codes({0: "the manifest is written, or already holds this content", 2: "bad command line, no case file, no --out when bgconf runs from an installed package (its files are never written), an --out that cannot be written, or a manifest of this version frozen with other content", 3: "a case file has errors (each printed as file:line: case id: message); nothing is written"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", metavar="FILE.json",
-                   help=f"where to write (default {__version__}.json in the suite's releases/ directory, where"
-                        " run --suite-version looks, whatever the current directory)")
+                   help=f"where to write (default {__version__}.json in the releases/ directory of the source"
+                        " tree bgconf runs from, where run --suite-version looks, whatever the current"
+                        " directory; required when bgconf runs from an installed package, which is never"
+                        " written into)")
     p.add_argument("--cases", action="append", metavar="PATH",
                    help="case files or directories instead of the bundled suite (repeatable)")
     p.set_defaults(func=cmd_release)
@@ -42,10 +46,15 @@ def cmd_release(args) -> int:
     import sys
 
     from conformance.cases import USER_SUFFIX, case_files, load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, write_text
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_case_paths, check_outputs, err, write_text
 
-    out = Path(args.out) if args.out else resources.releases_dir() / f"{__version__}.json"
+    try:
+        out = Path(args.out) if args.out else default_out()
+    except ReleaseError as exc:
+        err(str(exc))
+        return EXIT_USAGE
     check_outputs({"--out": str(out)})
+    check_case_paths(args.cases)
     paths = case_files([Path(p) for p in args.cases] if args.cases else None)
     if not paths:
         err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")

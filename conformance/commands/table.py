@@ -1,5 +1,6 @@
 """``bgconf table [--write FILE]``: the README's certification table (``conformance.reports.table``)
-printed, or written between its markers in FILE; exit 0, or 2 when FILE cannot be used.
+printed, or written between its markers in FILE; each engine's progress on stderr as it runs;
+exit 0, or 2 when FILE cannot be used.
 """
 
 from __future__ import annotations
@@ -8,14 +9,27 @@ from pathlib import Path
 
 from conformance.commands.common import EXIT_OK, EXIT_USAGE, CommandExit, check_outputs, err, write_text
 from conformance.engines.registry import BUILTIN
-from conformance.reports.table import certification_table
+from conformance.reports.table import END, EXAMPLE_ENGINE, START, certification_table, example_available
 
 
 def add_parser(sub) -> None:
+    import argparse
+
+    from conformance.commands.common import exit_codes
+
     tab = sub.add_parser("table", help="the certification table of the README, regenerated",
                          description="Run the whole suite on each engine (default: every engine of bgconf engines "
-                                     "that is installed) and print the certification table; with "
-                                     "--write README.md, replace the table between its markers.")
+                                     f"that is installed, and the JavaScript example, {EXAMPLE_ENGINE!r}, when "
+                                     "examples/js/engine.js is in the current directory and node is installed) "
+                                     "and print the certification table; with --write README.md, replace the "
+                                     "table between its markers, leaving the rest of the file as it was. Rows "
+                                     "come in a fixed order: the built-in engines that list legal plays, then "
+                                     "those that only choose a play, then engines given as cmd: or python:. "
+                                     "Each engine's progress is printed on stderr as it runs.",
+                         epilog="examples:\n  bgconf table --write README.md\n"
+                                "  bgconf table --engine reference --engine gnubg\n\n"
+                                + exit_codes({0: "the table is printed (and written)", 2: "bad command line, or a --write FILE that cannot be read, has no markers or cannot be written (checked before any engine runs)"}),
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     tab.add_argument("--engine", action="append", metavar="E", help="an engine to include (repeatable)")
     tab.add_argument("--write", metavar="FILE", help="replace the table between the markers in FILE")
     tab.set_defaults(func=cmd_table)
@@ -28,8 +42,8 @@ def cmd_table(args) -> int:
         state = install_state(name)
         return state is None or state[0] is not None
 
-    engines = args.engine or [n for n in BUILTIN if present(n)]
-    start, end = "<!-- certification:start -->", "<!-- certification:end -->"
+    engines = args.engine or ([n for n in BUILTIN if present(n)] + ([EXAMPLE_ENGINE] if example_available() else []))
+    start, end = START, END
     if args.write:  # checked before any engine runs
         path = Path(args.write)
         try:
@@ -44,7 +58,16 @@ def cmd_table(args) -> int:
             check_outputs({"--write": args.write})
         except CommandExit as stop:
             return stop.code
-    table = certification_table(engines)  # an interruption ends in main(): nothing is written
+    def progress(done: int, total: int, name: str, counts: dict | None) -> None:
+        if counts is None:
+            err(f"table: [{done + 1}/{total}] {name}: running the suite...")
+        elif not counts:
+            err(f"table: [{done}/{total}] {name}: not installed")
+        else:
+            err(f"table: [{done}/{total}] {name}: {counts['cases']} cases, {counts['pass']} pass,"
+                f" {counts['fail']} fail, {counts['errored']} errored, {counts['unsupported']} unsupported")
+
+    table = certification_table(engines, progress)  # an interruption ends in main(): nothing is written
     if args.write:
         before, rest = text.split(start, 1)
         if not write_text("--write", path, before + start + "\n" + table + end + rest.split(end, 1)[1]):

@@ -51,7 +51,7 @@ def cmd_validate(args) -> int:
             if done == total:
                 sys.stderr.write("\r" + " " * shown["width"] + "\r")
             sys.stderr.flush()
-    suite = load_cases(args.paths, progress=progress, max_bytes=args.max_file_size)
+    suite = load_cases(args.paths, progress=progress, max_bytes=args.max_file_size, option="")
     problems = [] if args.no_reference else recheck_on_reference(suite.cases)
     for p in problems:
         print(f"error: {p}", file=sys.stderr)

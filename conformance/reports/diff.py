@@ -12,6 +12,11 @@ case that differs is one change:
 
 Changes are grouped by the spec section of each case's first anchor; ``diff_reports`` gives
 them as data, ``text``, ``markdown`` and ``json_text`` render them (``FORMATS``).
+
+A diff is *partial* (``gaps``) when cases disappeared or either report is incomplete (no
+footer, interrupted, the engine given up, fewer cases answered than selected): what is
+absent was not compared, so a partial diff can hide regressions and ``bgconf diff`` does
+not exit 0 on it.
 """
 
 from __future__ import annotations
@@ -32,7 +37,23 @@ def side(lines: list[dict], path: str = "") -> dict:
     return {"path": path, "engine": engine.get("name", ""), "engine_version": engine.get("version", ""),
             "suite_version": head.get("suite_version", ""), "content_hash": head.get("content_hash", ""),
             "counts": foot.get("counts") or dict(Counter(c["status"] for c in lines if c["type"] == "case")),
-            "complete": bool(foot) and not foot.get("incomplete")}
+            "complete": bool(foot) and not foot.get("incomplete"),
+            "why_incomplete": _why_incomplete(foot)}
+
+
+def _why_incomplete(foot: dict) -> str:
+    """Why a report is incomplete ("" when it is complete), from its footer ({} when it has
+    none: the run did not finish)."""
+    if not foot:
+        return "no footer: the run did not finish"
+    if foot.get("interrupted"):
+        how = foot["interrupted"] if isinstance(foot["interrupted"], str) else "a signal"
+        return f"interrupted by {how} after {foot.get('total', 0)} of {foot.get('selected', '?')} cases"
+    if foot.get("given_up"):
+        return f"the engine was given up ({foot['given_up']})"
+    if foot.get("incomplete"):
+        return f"{foot.get('total', 0)} of {foot.get('selected', '?')} cases answered"
+    return ""
 
 
 def change_of(old: str | None, new: str | None) -> str | None:
@@ -81,9 +102,24 @@ def diff_reports(old_lines: list[dict], new_lines: list[dict], old_path: str = "
     changes.sort(key=lambda c: (c["section"], c["case"]))
     old_side, new_side = side(old_lines, old_path), side(new_lines, new_path)
     counts = Counter(c["change"] for c in changes)
+    gaps = [f"{label} {s['path']} is incomplete: {s['why_incomplete']}".replace("  ", " ")
+            for label, s in (("OLD", old_side), ("NEW", new_side)) if not s["complete"]]
+    if counts.get("disappeared"):
+        gaps.append(f"{counts['disappeared']} cases of OLD are not in NEW (disappeared): they were not compared")
     return {"old": old_side, "new": new_side,
             "same_suite": old_side["content_hash"] == new_side["content_hash"],
-            "counts": {k: counts.get(k, 0) for k in CHANGES}, "unchanged": unchanged, "changes": changes}
+            "counts": {k: counts.get(k, 0) for k in CHANGES}, "unchanged": unchanged, "changes": changes,
+            "gaps": gaps}
+
+
+def verdict(d: dict) -> str:
+    """The diff's one-line verdict, as ``bgconf diff`` prints it last: ``regressed`` (exit 1),
+    ``partial`` (cases disappeared or a report is incomplete: exit 1), or ``no regression``."""
+    if d["counts"]["regressed"]:
+        return f"verdict: {d['counts']['regressed']} regressed" + (" (and the diff is partial)" if d["gaps"] else "")
+    if d["gaps"]:
+        return "verdict: partial, not a full comparison: " + "; ".join(d["gaps"])
+    return "verdict: no regression"
 
 
 def _who(s: dict) -> str:
@@ -114,6 +150,7 @@ def text(d: dict) -> str:
         out.append("note: the two runs used different suites (content hashes differ): cases that appeared or"
                    " disappeared may be new or retired cases, not engine changes")
     out.append(_summary(d))
+    out += [f"partial: {gap}" for gap in d["gaps"]]
     width = max([len(c["case"]) for c in d["changes"]] + [7])
     for section, changes in _grouped(d).items():
         out += ["", section]
@@ -124,6 +161,7 @@ def text(d: dict) -> str:
                 out.append(f"  {'':<11} {c['message'][:200]}")
             if c["link"]:
                 out.append(f"  {'':<11} bug report: {c['link']}")
+    out += ["", verdict(d)]
     return "\n".join(out) + "\n"
 
 
@@ -138,6 +176,8 @@ def markdown(d: dict) -> str:
     if not d["same_suite"]:
         out += [("> The two runs used different suites: cases that appeared or disappeared may be new or"
                  " retired cases."), ""]
+    if d["gaps"]:
+        out += ["> **Partial, not a full comparison:** " + _cell("; ".join(d["gaps"])), ""]
     out += ["| " + " | ".join(CHANGES) + " | unchanged |", "|" + "---|" * (len(CHANGES) + 1),
             "| " + " | ".join(str(d["counts"][k]) for k in CHANGES) + f" | {d['unchanged']} |"]
     for section, changes in _grouped(d).items():

@@ -68,10 +68,33 @@ def _labels(reports: list[tuple[str, list[dict]]]) -> list[str]:
             for label, (path, _lines) in zip(labels, reports)]
 
 
+def suite_groups(reports: list[tuple[str, list[dict]]]) -> list[dict]:
+    """The reports grouped by the suite they ran (suite version and content hash, from each
+    header), in the order they first appear::
+
+        [{"suite_version": "2026.12.0", "content_hash": "<sha256 hex>", "reports": [path, ...]}, ...]
+
+    More than one group means the columns of a matrix are not comparable: a case may differ,
+    or be absent, from one suite to the other."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for path, lines in reports:
+        head = lines[0]
+        groups.setdefault((head.get("suite_version", ""), head.get("content_hash", "")), []).append(str(path))
+    return [{"suite_version": v, "content_hash": h, "reports": paths} for (v, h), paths in groups.items()]
+
+
+def mixed_suites_text(groups: list[dict]) -> str:
+    """One line naming each suite and its reports (``suite 2026.12.0 (content 1a2b3c4d5e6f): a.jsonl,
+    b.jsonl; suite ...``), for the warning of a matrix over reports of different suites."""
+    return "; ".join(f"suite {g['suite_version']} (content {g['content_hash'][:12]}): " + ", ".join(g["reports"])
+                     for g in groups)
+
+
 def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
     """The matrix of ``reports`` (path and lines of each, as ``report.load_report`` gives)::
 
-        {"suite_versions": [...], "engines": [{"label", "name", "version", "report", "suite_version",
+        {"suite_versions": [...], "mixed_suites": [group, ...] (suite_groups; [] when all ran one suite),
+         "engines": [{"label", "name", "version", "report", "suite_version",
                                                "content_hash", "complete", "counts": {status: n}}],
          "sections": {section: [{"pass": n, "answered": n, "total": n}, ...one per engine]},
          "cases": [{"name", "id", "title", "kind", "level", "tags", "file", "line", "spec", "section",
@@ -119,6 +142,7 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
     clauses = resources.spec_clauses(limit=None)
     return {
         "suite_versions": sorted({e["suite_version"] for e in engines}),
+        "mixed_suites": groups if len(groups := suite_groups(reports)) > 1 else [],
         "engines": engines,
         "sections": {sec: [{"pass": c["pass"], "answered": sum(c.values()) - c["unsupported"],
                             "total": sum(c.values())} for c in per] for sec, per in sorted(sections.items())},

@@ -51,6 +51,25 @@ def manifest(suite, paths) -> dict:
     }
 
 
+def installed() -> bool:
+    """Whether the bundled suite is that of an installed package (``conformance/_data``, as a
+    wheel carries it) rather than a source tree's ``cases/`` and ``spec/``."""
+    import conformance
+
+    return resources.data_root().resolve() == (Path(conformance.__file__).resolve().parent / "_data")
+
+
+def default_out(version: str = __version__) -> Path:
+    """Where ``bgconf release`` writes without ``--out``: ``releases/VERSION.json`` of the source
+    tree it runs from. Raises ReleaseError when bgconf runs from an installed package, whose
+    files are the package manager's, never bgconf's to change."""
+    if installed():
+        raise ReleaseError(f"bgconf runs from an installed package ({resources.data_root()}), whose releases/"
+                           " are not to be written into; give --out FILE.json (or run bgconf release from a"
+                           " source checkout, which writes its releases/)")
+    return resources.releases_dir() / f"{version}.json"
+
+
 def find_release(version: str) -> tuple[Path, dict]:
     """The manifest of release ``version`` (a version of ``releases/`` or a path to a
     manifest file). Raises ReleaseError naming what is known."""
