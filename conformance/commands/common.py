@@ -21,7 +21,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from conformance.cases import USER_SUFFIX, load_suite, resources
 
@@ -175,9 +175,19 @@ def _output_problem(target: Path, path: str, directory: bool) -> str | None:
     return None
 
 
-def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> None:
+def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] = (),
+                  inputs: Iterable[tuple[str, str | Path]] = ()) -> None:
     """Check every output path (option name -> path) before any work starts; print one
-    line and raise CommandExit(2) for the first that cannot be written."""
+    line and raise CommandExit(2) for the first that cannot be written, that two options
+    share, or that is the same file as one of ``inputs`` ((label, path) pairs: the files the
+    command reads, compared as real files through symbolic and hard links)."""
+    from conformance.reports.files import clashes
+
+    clash = clashes({o: p for o, p in outputs.items() if o not in directories}, inputs)
+    if clash:
+        option, path, label, source = clash
+        err(f"{option} {path}: the same file as the input {label} {source}; an output never overwrites an input")
+        raise CommandExit(EXIT_USAGE)
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if path is None:
@@ -196,15 +206,42 @@ def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] =
             raise CommandExit(EXIT_USAGE)
 
 
-def write_text(option: str, path: str | Path, text: str) -> bool:
-    """Write an output file (creating its folders); on failure print one line and
-    return False, so that the other outputs are still written."""
+def case_inputs(paths) -> list[tuple[str, Path]]:
+    """The case files ``--cases`` names (a directory: the case files in it; none: the bundled
+    suite's), as ``check_outputs`` inputs; only names are listed, no file is read."""
+    from conformance.cases import case_files
+
+    label = "--cases" if paths else "case file"
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text, encoding="utf-8")
+        return [(label, p) for p in case_files([Path(p) for p in paths] if paths else None)]
+    except (OSError, ValueError):
+        return [(label, Path(p)) for p in paths or ()]
+
+
+def write_text(option: str, path: str | Path, text: str) -> bool:
+    """Write one output file beside ``path`` and move it into place when complete
+    (``reports.files``: what was there is kept until then, and kept when writing fails);
+    on failure print one line and return False."""
+    from conformance.reports.files import OutputError, write_file
+
+    try:
+        write_file(option, path, text)
         return True
-    except OSError as exc:
-        err(f"{option} {path}: could not be written: {exc.strerror or exc}")
+    except OutputError as exc:
+        err(str(exc))
+        return False
+
+
+def commit_outputs(files) -> bool:
+    """Move the files of an ``reports.files.OutputSet`` into place together; on failure print
+    one line (every target keeps what it had) and return False."""
+    from conformance.reports.files import OutputError
+
+    try:
+        files.commit()
+        return True
+    except OutputError as exc:
+        err(f"{exc}; no output was replaced")
         return False
 
 

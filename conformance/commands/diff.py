@@ -39,12 +39,14 @@ def cmd_diff(args) -> int:
         EXIT_OK,
         EXIT_USAGE,
         check_outputs,
+        commit_outputs,
         err,
-        write_text,
     )
+    from conformance.reports.files import OutputError, OutputSet
     from conformance.reports.report import ReportError, load_report
 
-    check_outputs({"--markdown": args.markdown, "--json": args.json})
+    check_outputs({"--markdown": args.markdown, "--json": args.json},
+                  inputs=[("OLD.jsonl", args.old), ("NEW.jsonl", args.new)])
     try:
         old, new = load_report(args.old), load_report(args.new)
     except ReportError as exc:
@@ -52,8 +54,17 @@ def cmd_diff(args) -> int:
         return EXIT_USAGE
     d = diff_reports(old, new, args.old, args.new)
     print(FORMATS[args.format](d), end="")
-    written = all(write_text(option, path, FORMATS[fmt](d)) for option, path, fmt in
-                  (("--markdown", args.markdown, "markdown"), ("--json", args.json, "json")) if path)
+    written = True
+    with OutputSet() as files:  # both written beside their targets, moved together
+        try:
+            for option, path, fmt in (("--markdown", args.markdown, "markdown"), ("--json", args.json, "json")):
+                if path:
+                    files.text(option, path, FORMATS[fmt](d))
+        except OutputError as exc:
+            err(f"{exc}; no output was replaced")
+            written = False
+        else:
+            written = commit_outputs(files)
     if d["counts"]["regressed"]:
         return EXIT_FAILED
     return EXIT_OK if written else EXIT_USAGE

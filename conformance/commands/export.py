@@ -37,9 +37,9 @@ def add_parser(sub) -> None:
 
 def cmd_export(args) -> int:
     from conformance.cases import load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, write_text
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, case_inputs, check_outputs, err, write_text
 
-    check_outputs({"--out": args.out})
+    check_outputs({"--out": args.out}, inputs=case_inputs(args.cases))
     try:
         suite = load_suite([Path(p) for p in args.cases] if args.cases else None)
     except ValueError as exc:

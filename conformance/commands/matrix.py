@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from conformance.reports.matrix import case_sources, matrix_data, write_site
+from conformance.reports.matrix import SITE_FILES, case_sources, matrix_data, write_site
 
 
 def add_parser(sub) -> None:
@@ -37,10 +37,18 @@ def add_parser(sub) -> None:
 
 def cmd_matrix(args) -> int:
     from conformance.cases import load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, case_inputs, check_outputs, err
     from conformance.reports.report import ReportError, load_report
 
-    check_outputs({"--out": args.out}, directories=("--out",))
+    inputs = [("REPORT", p) for p in args.reports] + case_inputs(args.cases)
+    check_outputs({"--out": args.out}, directories=("--out",), inputs=inputs)
+    site = Path(args.out)
+    for label, path in inputs:  # the files the site is made of: its top pages and cases/*.html
+        inside = Path(path).resolve()
+        if inside.parent == (site / "cases").resolve() or inside in [(site / n).resolve() for n in SITE_FILES]:
+            err(f"--out {args.out}: the site would overwrite the input {label} {path}; an output never"
+                " overwrites an input")
+            return EXIT_USAGE
     try:
         reports = [(path, load_report(path)) for path in args.reports]
     except ReportError as exc:

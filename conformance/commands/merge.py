@@ -37,7 +37,7 @@ def cmd_merge(args) -> int:
     from conformance.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, check_outputs, err, write_text
     from conformance.reports.report import ReportError, load_report
 
-    check_outputs({"--out": args.out})
+    check_outputs({"--out": args.out}, inputs=[("REPORT", p) for p in args.reports])
     try:
         reports = [(path, load_report(path)) for path in args.reports]
         lines = merge_reports(reports, ["merge", *args.reports])

@@ -119,6 +119,9 @@ def run(args) -> int:
               f" --write-cases and --report hold them all")
     from conformance.commands.common import EXIT_SIGNAL, write_text
 
+    if interrupted and not totals.games and (args.write_cases or args.report):  # nothing played: nothing replaced
+        err("nothing was played: no output was written")
+        args.write_cases = args.report = None
     if args.write_cases:
         write_text("--write-cases", args.write_cases, cases_yaml(cases, args.seed, version, args.engine))
     if args.report:

@@ -42,10 +42,10 @@ def cmd_release(args) -> int:
     import sys
 
     from conformance.cases import USER_SUFFIX, case_files, load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, write_text
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, case_inputs, check_outputs, err, write_text
 
     out = Path(args.out) if args.out else resources.releases_dir() / f"{__version__}.json"
-    check_outputs({"--out": str(out)})
+    check_outputs({"--out": str(out)}, inputs=case_inputs(args.cases))
     paths = case_files([Path(p) for p in args.cases] if args.cases else None)
     if not paths:
         err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")
