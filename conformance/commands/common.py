@@ -6,8 +6,8 @@ command line names (``--cases``, ``--spec``, ``--suite-version``) with one messa
 Exit codes (``EXIT_CODES`` is the text ``--help`` shows):
 
 - 0 nothing failed; 1 a case failed, errored or timed out, or the run is incomplete;
-- 2 bad command line (also an output path that cannot be written, a selection with
-  no case); 3 a case file has errors; 4 the engine is unknown, not installed or could
+- 2 bad command line (also an output path that cannot be written or that is one of
+  the command's inputs, a selection with no case); 3 a case file has errors; 4 the engine is unknown, not installed or could
   not start; 130 interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
 """
 
@@ -34,13 +34,15 @@ EXIT_CODES = """exit codes:
        id); this wins over 3
   2    bad command line: an unknown option, a number out of range, an unknown case
        id or spec anchor, a selection or directory with no case, an output path
-       that cannot be written (checked before the engine starts)
+       that cannot be written or is the same file as an input (a case file, the
+       expectations): checked before anything is read or written
   3    a case file has errors (each is printed as file:line: case id: message);
        the cases that did load were still run; or the case files are not those
        of --suite-version (nothing is run)
   4    the engine is unknown, not installed, or could not be started
   130  interrupted (SIGINT, Ctrl-C): what was answered is kept, the report ends
-       with a footer marked interrupted
+       with a footer marked interrupted; before the first answer no output is
+       replaced (every output is written beside its target, moved in at the end)
   143  stopped by SIGTERM, likewise
 """
 
@@ -52,7 +54,8 @@ def exit_codes(codes: dict[int, str]) -> str:
     Shape: the same columns as ``EXIT_CODES``, wrapped at 80 characters."""
     import textwrap
 
-    codes = {**codes, 130: "interrupted (SIGINT, Ctrl-C); an output being written may be partial",
+    codes = {**codes, 130: "interrupted (SIGINT, Ctrl-C); no output is replaced (each is written beside its"
+                                 " target and moved into place only when complete)",
              143: "stopped by SIGTERM, likewise"}
     lines = ["exit codes:"]
     for code, text in codes.items():

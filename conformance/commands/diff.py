@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                     " anything regressed.",
         epilog="examples:\n  bgconf diff gnubg-nn.jsonl bgsage.jsonl\n"
                "  bgconf diff old.jsonl new.jsonl --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n"
-               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + exit_codes({0: "nothing regressed", 1: "at least one case regressed (did not fail in OLD, fails, errors, times out or xpasses in NEW)", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an output that cannot be written"}),
+               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + exit_codes({0: "nothing regressed", 1: "at least one case regressed (did not fail in OLD, fails, errors, times out or xpasses in NEW)", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), an output that cannot be written, or an output that is OLD or NEW"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("old", metavar="OLD.jsonl", help="the report to compare from")
     p.add_argument("new", metavar="NEW.jsonl", help="the report to compare to")

@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
                     " protocol and case format versions and the suite's content hash.",
         epilog="examples:\n  bgconf export --format json --out bgconf-suite.json\n"
                "  bgconf export --format json | jq '.cases[] | select(.kind == \"legal_plays\") | .id'\n\n"
-               + exit_codes({0: "the cases are exported", 2: "bad command line or an --out that cannot be written", 3: "a case file has errors (each printed as file:line: case id: message); the cases that loaded are exported"}), formatter_class=argparse.RawDescriptionHelpFormatter)
+               + exit_codes({0: "the cases are exported", 2: "bad command line, an --out that cannot be written, or an --out that is a case file read", 3: "a case file has errors (each printed as file:line: case id: message); the cases that loaded are exported"}), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--format", choices=["json"], default="json", help="the document's format (json)")
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     p.add_argument("--cases", action="append", metavar="PATH",

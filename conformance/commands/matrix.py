@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
                     " and matrix.json with the data. Open DIR/index.html in a browser; no server is needed.",
         epilog="examples:\n  bgconf run --engine gnubg --report gnubg.jsonl\n"
                "  bgconf run --engine bgsage --report bgsage.jsonl\n"
-               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + exit_codes({0: "the site is written", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an --out that cannot be written", 3: "a case file of --cases has errors (each printed as file:line: case id: message); the site is written from the cases that loaded"}),
+               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + exit_codes({0: "the site is written", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), an --out that cannot be written, or an --out whose site would overwrite a report or case file read", 3: "a case file of --cases has errors (each printed as file:line: case id: message); the site is written from the cases that loaded"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("reports", nargs="+", metavar="REPORT.jsonl", help="one report per column")
     p.add_argument("--out", required=True, metavar="DIR", help="the directory to write the site into")

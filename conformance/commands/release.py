@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
                     " overwritten with other content: change the suite version first. bgconf run"
                     " --suite-version VERSION then refuses any other content.",
         epilog="examples:\n  bgconf release                       # writes releases/VERSION.json\n"
-               "  bgconf run --engine gnubg --suite-version 2026.11.0\n\n" + exit_codes({0: "the manifest is written, or already holds this content", 2: "bad command line, no case file, an --out that cannot be written, or a manifest of this version frozen with other content", 3: "a case file has errors (each printed as file:line: case id: message); nothing is written"}),
+               "  bgconf run --engine gnubg --suite-version 2026.11.0\n\n" + exit_codes({0: "the manifest is written, or already holds this content", 2: "bad command line, no case file, an --out that cannot be written or is a case file read, or a manifest of this version frozen with other content", 3: "a case file has errors (each printed as file:line: case id: message); nothing is written"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", metavar="FILE.json",
                    help=f"where to write (default {__version__}.json in the suite's releases/ directory, where"

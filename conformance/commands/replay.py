@@ -112,12 +112,13 @@ EPILOG = """exit codes:
   0    every play, cube action and result of every record is legal
   1    at least one illegal event (each printed in full), or with --engine at least
        one mismatch (each printed as a ready YAML case); this wins over 3
-  2    bad command line, or an output path that cannot be written
+  2    bad command line, an output path that cannot be written, or an output
+       that is the same file as a record it reads
   3    a record (or a line of it) cannot be read: printed as file:line and the
        reason; its other games and the other files were still judged
   4    the engine is unknown, not installed, or could not be started
   130  interrupted (SIGINT); the files judged so far are kept, the report ends
-       with a footer marked interrupted
+       with a footer marked interrupted (before the first file: nothing replaced)
   143  stopped by SIGTERM, likewise
 
 formats: .mat (Jellyfish, as GNU Backgammon, eXtreme Gammon, BGBlitz and game
