@@ -91,7 +91,7 @@ class OutputSet:
 
     def stream(self, option: str, path: str | Path) -> IO[str]:
         """A text file (UTF-8, no newline translation) beside ``path``, moved to ``path`` at
-        ``commit``; its name is ``partial_path``. Folders missing on the way are created.
+        ``commit``; its name is ``.NAME.XXXXXXXX.partial``. Folders missing on the way are created.
         Raises OutputError."""
         target = _real_target(path)
         try:
@@ -112,10 +112,6 @@ class OutputSet:
         file = os.fdopen(fd, "w", encoding="utf-8", newline="")
         self._staged.append(_Staged(option, path, target, Path(name), file))
         return file
-
-    def partial_path(self, option: str) -> Path | None:
-        """The file beside the target of ``option`` that is being written, or None."""
-        return next((s.temp for s in self._staged if s.option == option), None)
 
     def text(self, option: str, path: str | Path, text: str) -> None:
         """Write ``text`` (UTF-8, as is) beside ``path``; moved into place at ``commit``.
