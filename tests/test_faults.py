@@ -472,10 +472,13 @@ def test_an_interrupted_run_keeps_its_answers(tmp_path, signum, code):
             assert proc.poll() is None, "bgconf ended before the engine hung"
             assert time.monotonic() < deadline, "the engine never reached the hanging case"
             time.sleep(0.05)
-        deadline = time.monotonic() + 5  # the report is written case by case: give it a moment
-        while time.monotonic() < deadline:
-            if report.exists() and report.read_text().count('"type": "case"') >= len(answered):
+        deadline = time.monotonic() + 30  # the report is written case by case, beside its target
+        while True:
+            partial = list(tmp_path.glob(".report.jsonl.*.partial"))
+            if partial and partial[0].read_text().count('"type": "case"') >= len(answered):
                 break
+            assert not report.exists(), "the report is moved into place only when the run ends"
+            assert time.monotonic() < deadline, "the partial report never held the answered cases"
             time.sleep(0.05)
         proc.send_signal(signum)
         try:

@@ -13,7 +13,7 @@ from conformance import __version__
 
 from conformance.commands.common import (EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandExit, check_outputs,
                                          err, exit_codes, open_engine)
-from conformance.commands.execute import RENDERINGS, execute, finish, run_options, write_outputs
+from conformance.commands.execute import RENDERINGS, execute, finish, keep_outputs, run_options
 
 
 VERIFY_EXIT_CODES = exit_codes({
@@ -84,12 +84,15 @@ def cmd_certify(args) -> int:
     out = Path(args.out)
     name = f"{args.engine.replace(':', '_').replace('/', '_').replace(' ', '_')[:80]}-{args.profile}"
     outputs = {f"--{kind}": str(out / f"{name}.{suffix}") for kind, suffix in RENDERINGS.items()}
-    try:
-        check_outputs({"--out": args.out}, directories=("--out",))
-        record = execute(args, outputs)
-    except CommandExit as stop:
-        return stop.code
-    written = write_outputs(args, record.lines, outputs) and not record.report_error
+    from conformance.reports.files import OutputSet
+
+    with OutputSet() as files:  # the five files are replaced together or not at all
+        try:
+            check_outputs({"--out": args.out}, directories=("--out",))
+            record = execute(args, outputs, files)
+        except CommandExit as stop:
+            return stop.code
+        written = keep_outputs(args, record, outputs)
     v = render.verdict(record.lines, args.profile)
     for message in record.stale:
         print(f"error: {message}", file=sys.stderr)

@@ -8,8 +8,9 @@ Exit codes (``EXIT_CODES`` is the text ``--help`` shows):
 - 0 nothing failed; 1 a case failed, errored or timed out, the engine crashed or hung, or
   the run is incomplete;
 - 2 bad command line (also a case path that does not exist, an output path that cannot
-  be written, a selection with no case); 3 a case file has errors; 4 the engine is unknown,
-  not installed or could not start; 130 interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
+  be written or that is one of the command's inputs, a selection with no case); 3 a case
+  file has errors; 4 the engine is unknown, not installed or could not start; 130
+  interrupted by SIGINT (Ctrl-C); 143 stopped by SIGTERM.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from conformance.cases import USER_SUFFIX, load_suite, resources
 
@@ -36,14 +37,16 @@ EXIT_CODES = """exit codes:
        stale id); this wins over 3
   2    bad command line: an unknown option, a number out of range, an unknown case
        id or spec anchor, a case path that does not exist, a selection or
-       directory with no case, an output path that cannot be written (checked
-       before the engine starts)
+       directory with no case, an output path that cannot be written or is the
+       same file as an input (a case file, the expectations): checked before
+       anything is read or written
   3    a case file has errors (each is printed as file:line: case id: message);
        the cases that did load were still run; or the case files are not those
        of --suite-version (nothing is run)
   4    the engine is unknown, not installed, or could not be started
   130  interrupted (SIGINT, Ctrl-C): what was answered is kept, the report ends
-       with a footer marked interrupted
+       with a footer marked interrupted; before the first answer no output is
+       replaced (every output is written beside its target, moved in at the end)
   143  stopped by SIGTERM, likewise
 """
 
@@ -55,7 +58,8 @@ def exit_codes(codes: dict[int, str]) -> str:
     Shape: the same columns as ``EXIT_CODES``, wrapped at 80 characters."""
     import textwrap
 
-    codes = {**codes, 130: "interrupted (SIGINT, Ctrl-C); an output being written may be partial",
+    codes = {**codes, 130: "interrupted (SIGINT, Ctrl-C); no output is replaced (each is written beside its"
+                                 " target and moved into place only when complete)",
              143: "stopped by SIGTERM, likewise"}
     lines = ["exit codes:"]
     for code, text in codes.items():
@@ -178,9 +182,19 @@ def _output_problem(target: Path, path: str, directory: bool) -> str | None:
     return None
 
 
-def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> None:
+def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] = (),
+                  inputs: Iterable[tuple[str, str | Path]] = ()) -> None:
     """Check every output path (option name -> path) before any work starts; print one
-    line and raise CommandExit(2) for the first that cannot be written."""
+    line and raise CommandExit(2) for the first that cannot be written, that two options
+    share, or that is the same file as one of ``inputs`` ((label, path) pairs: the files the
+    command reads, compared as real files through symbolic and hard links)."""
+    from conformance.reports.files import clashes
+
+    clash = clashes({o: p for o, p in outputs.items() if o not in directories}, inputs)
+    if clash:
+        option, path, label, source = clash
+        err(f"{option} {path}: the same file as the input {label} {source}; an output never overwrites an input")
+        raise CommandExit(EXIT_USAGE)
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if path is None:
@@ -199,15 +213,42 @@ def check_outputs(outputs: dict[str, str | None], directories: tuple[str, ...] =
             raise CommandExit(EXIT_USAGE)
 
 
-def write_text(option: str, path: str | Path, text: str) -> bool:
-    """Write an output file (creating its folders); on failure print one line and
-    return False, so that the other outputs are still written."""
+def case_inputs(paths) -> list[tuple[str, Path]]:
+    """The case files ``--cases`` names (a directory: the case files in it; none: the bundled
+    suite's), as ``check_outputs`` inputs; only names are listed, no file is read."""
+    from conformance.cases import case_files
+
+    label = "--cases" if paths else "case file"
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text, encoding="utf-8")
+        return [(label, p) for p in case_files([Path(p) for p in paths] if paths else None)]
+    except (OSError, ValueError):
+        return [(label, Path(p)) for p in paths or ()]
+
+
+def write_text(option: str, path: str | Path, text: str) -> bool:
+    """Write one output file beside ``path`` and move it into place when complete
+    (``reports.files``: what was there is kept until then, and kept when writing fails);
+    on failure print one line and return False."""
+    from conformance.reports.files import OutputError, write_file
+
+    try:
+        write_file(option, path, text)
         return True
-    except OSError as exc:
-        err(f"{option} {path}: could not be written: {exc.strerror or exc}")
+    except OutputError as exc:
+        err(str(exc))
+        return False
+
+
+def commit_outputs(files) -> bool:
+    """Move the files of an ``reports.files.OutputSet`` into place together; on failure print
+    one line (every target keeps what it had) and return False."""
+    from conformance.reports.files import OutputError
+
+    try:
+        files.commit()
+        return True
+    except OutputError as exc:
+        err(f"{exc}; no output was replaced")
         return False
 
 

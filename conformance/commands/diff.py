@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
                     " footer), since what was not run was not compared. The last line says which.",
         epilog="examples:\n  bgconf diff gnubg-nn.jsonl bgsage.jsonl\n"
                "  bgconf diff old.jsonl new.jsonl --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n"
-               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + exit_codes({0: "nothing regressed, no case disappeared, and both reports are complete", 1: "at least one case regressed (did not fail in OLD, fails, errors, times out or xpasses in NEW), or the diff is partial: a case of OLD disappeared from NEW, or either report is incomplete (interrupted, the engine given up, no footer)", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), or an output that cannot be written"}),
+               "  bgconf diff old.jsonl new.jsonl --json diff.json --markdown diff.md\n\n" + exit_codes({0: "nothing regressed, no case disappeared, and both reports are complete", 1: "at least one case regressed (did not fail in OLD, fails, errors, times out or xpasses in NEW), or the diff is partial: a case of OLD disappeared from NEW, or either report is incomplete (interrupted, the engine given up, no footer)", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), an output that cannot be written, or an output that is OLD or NEW"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("old", metavar="OLD.jsonl", help="the report to compare from")
     p.add_argument("new", metavar="NEW.jsonl", help="the report to compare to")
@@ -42,12 +42,14 @@ def cmd_diff(args) -> int:
         EXIT_OK,
         EXIT_USAGE,
         check_outputs,
+        commit_outputs,
         err,
-        write_text,
     )
+    from conformance.reports.files import OutputError, OutputSet
     from conformance.reports.report import ReportError, load_report
 
-    check_outputs({"--markdown": args.markdown, "--json": args.json})
+    check_outputs({"--markdown": args.markdown, "--json": args.json},
+                  inputs=[("OLD.jsonl", args.old), ("NEW.jsonl", args.new)])
     try:
         old, new = load_report(args.old), load_report(args.new)
     except ReportError as exc:
@@ -55,8 +57,17 @@ def cmd_diff(args) -> int:
         return EXIT_USAGE
     d = diff_reports(old, new, args.old, args.new)
     print(FORMATS[args.format](d), end="")
-    written = all(write_text(option, path, FORMATS[fmt](d)) for option, path, fmt in
-                  (("--markdown", args.markdown, "markdown"), ("--json", args.json, "json")) if path)
+    written = True
+    with OutputSet() as files:  # both written beside their targets, moved together
+        try:
+            for option, path, fmt in (("--markdown", args.markdown, "markdown"), ("--json", args.json, "json")):
+                if path:
+                    files.text(option, path, FORMATS[fmt](d))
+        except OutputError as exc:
+            err(f"{exc}; no output was replaced")
+            written = False
+        else:
+            written = commit_outputs(files)
     if d["counts"]["regressed"] or d["gaps"]:
         return EXIT_FAILED
     return EXIT_OK if written else EXIT_USAGE

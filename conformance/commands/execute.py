@@ -11,8 +11,9 @@ import sys
 import time
 
 from conformance.cases import resources
-from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_options, check_anchors, check_outputs,
-                                         err, interruptible, open_engine, shard, signal_name, suite_for, write_text)
+from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_options, case_inputs, check_anchors,
+                                         check_outputs, commit_outputs, err, interruptible, open_engine, shard,
+                                         signal_name, suite_for)
 from conformance.harness.runner import asked_cases, run_cases, select
 from conformance.reports.report import case_line, footer, header
 
@@ -30,23 +31,41 @@ class RunRecord:
         self.info, self.suite, self.results, self.lines = info, suite, results, lines
         self.stale, self.interrupted = stale, interrupted
         self.report_error: str | None = None
+        self.files = None  # the reports.files.OutputSet the outputs are written into
 
     @property
     def footer(self) -> dict:
         return self.lines[-1]
 
 
-def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] = ()) -> RunRecord:
+def run_inputs(args) -> list[tuple[str, str]]:
+    """The files a run reads (the case files, --expectations, a --suite-version manifest
+    file), as ``check_outputs`` inputs."""
+    from pathlib import Path
+
+    found = case_inputs(args.cases)
+    if args.expectations:
+        found.append(("--expectations", args.expectations))
+    version = getattr(args, "suite_version", None)
+    if version and Path(version).is_file():
+        found.append(("--suite-version", version))
+    return found
+
+
+def execute(args, outputs: dict[str, str | None], files, directories: tuple[str, ...] = ()) -> RunRecord:
     """Check the outputs (option -> path or None; ``directories``: the options that name a
-    directory), load, select, start the engine, run (the report written case by case),
-    apply expectations. SIGINT/SIGTERM stop the run with what was answered (the record
-    says which). Raises CommandExit for every reason the run cannot start: 2 bad selection
-    or output, 3 case file errors against --suite-version, 4 the engine cannot start."""
+    directory; none may be one of the run's inputs), load, select, start the engine, run (the
+    report written case by case into ``files``, a ``reports.files.OutputSet``: beside its
+    target until ``keep_outputs`` moves it into place), apply expectations. SIGINT/SIGTERM
+    stop the run with what was answered (the record says which). Raises CommandExit for
+    every reason the run cannot start: 2 bad selection or output, 3 case file errors
+    against --suite-version, 4 the engine cannot start."""
     from conformance.harness.expectations import ExpectationsError, apply_one, load, stale
     from conformance.harness.profiles import in_profile
+    from conformance.reports.files import OutputError
     from conformance.reports.report import ReportWriter, selection
 
-    check_outputs(outputs, directories)
+    check_outputs(outputs, directories, inputs=run_inputs(args))
     check_anchors(args.spec)
     suite = suite_for(args)
     chosen = select(suite.cases, args.case, args.tag, args.spec)
@@ -77,15 +96,11 @@ def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] =
             err(str(exc))
             raise CommandExit(EXIT_USAGE) from None
     try:
-        writer = ReportWriter(outputs.get("--report"))
-    except OSError as exc:
-        err(f"--report {outputs.get('--report')}: cannot write there: {exc.strerror or exc}")
+        writer = ReportWriter(files.stream("--report", outputs["--report"]) if outputs.get("--report") else None)
+    except OutputError as exc:
+        err(f"--report {outputs.get('--report')}: cannot write there: {exc.reason}")
         raise CommandExit(EXIT_USAGE) from None
-    try:
-        engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
-    except CommandExit:
-        writer.close()
-        raise
+    engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
     from conformance.cases import CAPABILITIES
 
     odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
@@ -132,14 +147,30 @@ def execute(args, outputs: dict[str, str | None], directories: tuple[str, ...] =
     gone = stale(expectations, {c.id for c in suite.cases}) if expectations else []
     record = RunRecord(info, suite, results, writer.lines, gone, interrupted)
     record.report_error = writer.error
+    record.files = files
     return record
 
 
-def write_outputs(args, lines, outputs: dict[str, str | None]) -> bool:
+def keep_outputs(args, record: RunRecord, outputs: dict[str, str | None]) -> bool:
     """Write the renderings other than the report (already written case by case) from the
-    report's ``lines``: --junit, --markdown, --html, --badge where ``outputs`` names a path.
-    False when one could not be written (printed)."""
+    report's lines beside their targets (--junit, --markdown, --html, --badge where ``outputs``
+    names a path), then move them and the report into place together. An interrupted run
+    that answered nothing replaces nothing: every existing output stays as it was. False
+    when an output could not be written or moved (printed; then no output is replaced)."""
     from conformance.reports import render
+    from conformance.reports.files import OutputError
+
+    files, lines = record.files, record.lines
+    if record.interrupted and not record.results:
+        files.discard()
+        given = [f"{o} {p}" for o, p in outputs.items() if p]
+        if given:
+            err(f"nothing was answered: no output was written ({', '.join(given)} left as they were)")
+        return True
+    if record.report_error:
+        files.discard()
+        err(f"--report {outputs.get('--report')}: no output was replaced")
+        return False
 
     profile = args.profile or "complete"
     makers = {
@@ -148,11 +179,15 @@ def write_outputs(args, lines, outputs: dict[str, str | None]) -> bool:
         "--html": lambda: render.html_certificate(lines, profile),
         "--badge": lambda: json.dumps(render.badge(lines, profile), indent=2) + "\n",
     }
-    ok = True
     for option, make in makers.items():
         if outputs.get(option):
-            ok = write_text(option, outputs[option], make()) and ok
-    return ok
+            try:
+                files.text(option, outputs[option], make())
+            except OutputError as exc:
+                err(f"{exc}; no output was replaced")
+                files.discard()
+                return False
+    return commit_outputs(files)
 
 
 def finish(record: RunRecord, code: int) -> int:

@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
                     " protocol and case format versions and the suite's content hash.",
         epilog="examples:\n  bgconf export --format json --out bgconf-suite.json\n"
                "  bgconf export --format json | jq '.cases[] | select(.kind == \"legal_plays\") | .id'\n\n"
-               + exit_codes({0: "the cases are exported", 2: "bad command line or an --out that cannot be written", 3: "a case file has errors (each printed as file:line: case id: message); the cases that loaded are exported"}), formatter_class=argparse.RawDescriptionHelpFormatter)
+               + exit_codes({0: "the cases are exported", 2: "bad command line, an --out that cannot be written, or an --out that is a case file read", 3: "a case file has errors (each printed as file:line: case id: message); the cases that loaded are exported"}), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--format", choices=["json"], default="json", help="the document's format (json)")
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     p.add_argument("--cases", action="append", metavar="PATH",
@@ -34,9 +34,11 @@ def add_parser(sub) -> None:
 
 
 def cmd_export(args) -> int:
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, load_cases, write_text
+    from conformance.commands.common import (EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, case_inputs, check_case_paths,
+                                             check_outputs, load_cases, write_text)
 
-    check_outputs({"--out": args.out})
+    check_case_paths(args.cases)
+    check_outputs({"--out": args.out}, inputs=case_inputs(args.cases))
     suite = load_cases(args.cases)
     text = json.dumps(export_suite(suite), indent=1, ensure_ascii=False) + "\n"
     if args.out:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance.reports.matrix import case_sources, matrix_data, mixed_suites_text, suite_groups, write_site
+from conformance.reports.matrix import SITE_FILES, case_sources, matrix_data, mixed_suites_text, suite_groups, write_site
 
 
 def add_parser(sub) -> None:
@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
                     " --mixed-suites is given, and then the matrix warns on stderr and on its index page.",
         epilog="examples:\n  bgconf run --engine gnubg --report gnubg.jsonl\n"
                "  bgconf run --engine bgsage --report bgsage.jsonl\n"
-               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + exit_codes({0: "the site is written", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), reports run on different suites (suite version or content hash) without --mixed-suites, or an --out that cannot be written", 3: "a case file of --cases has errors (each printed as file:line: case id: message); the site is written from the cases that loaded"}),
+               "  bgconf matrix gnubg.jsonl bgsage.jsonl --out site\n\n" + exit_codes({0: "the site is written", 2: "bad command line, a report that cannot be read or is not a bgconf run report (printed as file:line and the reason), reports run on different suites (suite version or content hash) without --mixed-suites, an --out that cannot be written, or an --out whose site would overwrite a report or case file read", 3: "a case file of --cases has errors (each printed as file:line: case id: message); the site is written from the cases that loaded"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("reports", nargs="+", metavar="REPORT.jsonl", help="one report per column")
     p.add_argument("--out", required=True, metavar="DIR", help="the directory to write the site into")
@@ -43,10 +43,18 @@ def add_parser(sub) -> None:
 
 
 def cmd_matrix(args) -> int:
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_outputs, err, load_cases
+    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, case_inputs, check_outputs, err, load_cases
     from conformance.reports.report import ReportError, load_report
 
-    check_outputs({"--out": args.out}, directories=("--out",))
+    inputs = [("REPORT", p) for p in args.reports] + case_inputs(args.cases)
+    check_outputs({"--out": args.out}, directories=("--out",), inputs=inputs)
+    site = Path(args.out)
+    for label, path in inputs:  # the files the site is made of: its top pages and cases/*.html
+        inside = Path(path).resolve()
+        if inside.parent == (site / "cases").resolve() or inside in [(site / n).resolve() for n in SITE_FILES]:
+            err(f"--out {args.out}: the site would overwrite the input {label} {path}; an output never"
+                " overwrites an input")
+            return EXIT_USAGE
     try:
         reports = [(path, load_report(path)) for path in args.reports]
     except ReportError as exc:

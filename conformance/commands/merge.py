@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
         epilog="examples:\n  bgconf run --engine gnubg --profile movement --shard 1/2 --report part-1.jsonl\n"
                "  bgconf run --engine gnubg --profile movement --shard 2/2 --report part-2.jsonl\n"
                "  bgconf merge part-*.jsonl --out gnubg.jsonl\n  bgconf certify --verify gnubg.jsonl\n\n"
-               + exit_codes({0: "the merged report is written and complete (its cases may fail: bgconf certify --verify or bgconf diff judge it)", 1: "the merged report is written but incomplete (a part was interrupted, gave the engine up or did not finish)", 2: "bad command line, a report that cannot be read, reports of different engines, suites or runs, a shard missing or given twice, a case in two reports, or an --out that cannot be written"}), formatter_class=argparse.RawDescriptionHelpFormatter)
+               + exit_codes({0: "the merged report is written and complete (its cases may fail: bgconf certify --verify or bgconf diff judge it)", 1: "the merged report is written but incomplete (a part was interrupted, gave the engine up or did not finish)", 2: "bad command line, a report that cannot be read, reports of different engines, suites or runs, a shard missing or given twice, a case in two reports, an --out that cannot be written, or an --out that is one of the reports"}), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("reports", nargs="+", metavar="REPORT.jsonl")
     p.add_argument("--out", required=True, metavar="FILE.jsonl", help="the merged report")
     p.set_defaults(func=cmd_merge)
@@ -37,7 +37,7 @@ def cmd_merge(args) -> int:
     from conformance.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, check_outputs, err, write_text
     from conformance.reports.report import ReportError, load_report
 
-    check_outputs({"--out": args.out})
+    check_outputs({"--out": args.out}, inputs=[("REPORT", p) for p in args.reports])
     try:
         reports = [(path, load_report(path)) for path in args.reports]
         lines = merge_reports(reports, ["merge", *args.reports])

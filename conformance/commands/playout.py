@@ -13,7 +13,6 @@ import json
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 from conformance.harness.openspiel import ConversionError
 from conformance.harness.playout import (ENGINES, LABELS, SITUATIONS, Mismatch, OpenSpielUnavailable, Totals,
@@ -117,12 +116,23 @@ def run(args) -> int:
     if len(totals.mismatches) > args.max_mismatches:
         print(f"... {len(totals.mismatches) - args.max_mismatches} more not shown (--max-mismatches);"
               f" --write-cases and --report hold them all")
-    from conformance.commands.common import EXIT_SIGNAL, write_text
+    from conformance.commands.common import EXIT_SIGNAL, commit_outputs
+    from conformance.reports.files import OutputError, OutputSet
 
-    if args.write_cases:
-        write_text("--write-cases", args.write_cases, cases_yaml(cases, args.seed, version, args.engine))
-    if args.report:
-        write_report(Path(args.report), args, version, totals, incomplete, error, interrupted)
+    if interrupted and not totals.games and (args.write_cases or args.report):  # nothing played: nothing replaced
+        err("nothing was played: no output was written")
+    elif args.write_cases or args.report:
+        with OutputSet() as files:  # both written beside their targets, moved together
+            try:
+                if args.write_cases:
+                    files.text("--write-cases", args.write_cases, cases_yaml(cases, args.seed, version, args.engine))
+                if args.report:
+                    files.text("--report", args.report, report_text(args, version, totals, incomplete, error,
+                                                                    interrupted))
+            except OutputError as exc:
+                err(f"{exc}; no output was replaced")
+            else:
+                commit_outputs(files)
     if error:
         print(f"bgconf: conversion error, {error}", file=sys.stderr)
     played = len(totals.games)
@@ -141,15 +151,14 @@ def run(args) -> int:
     return EXIT_MISMATCH if totals.mismatches or incomplete or error else EXIT_OK
 
 
-def write_report(path: Path, args, version: str, totals: Totals, incomplete: bool, error: str | None,
-                 interrupted: str | None = None) -> None:
-    """Write the report (``conformance.reports.playout``) to ``path``; a failure is printed."""
-    from conformance.commands.common import write_text
+def report_text(args, version: str, totals: Totals, incomplete: bool, error: str | None,
+                interrupted: str | None = None) -> str:
+    """The JSON Lines report (``conformance.reports.playout``) of a playout, as text."""
     from conformance.reports.playout import report_lines
 
     lines = report_lines(args.engine, version, args.seed, [args.game] if args.game else args.games, args.shard,
                          totals, incomplete, error, interrupted, sys.argv[1:])
-    write_text("--report", path, "".join(json.dumps(x) + "\n" for x in lines))
+    return "".join(json.dumps(x) + "\n" for x in lines)
 
 
 HELP = """\

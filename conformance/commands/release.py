@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
         epilog="examples:\n  bgconf release                       # writes releases/VERSION.json\n"
                f"  bgconf run --engine gnubg --suite-version {__version__}\n"
                "  bgconf release --out bgconf-release.json   # from an installed package\n\n"
-               + exit_codes({0: "the manifest is written, or already holds this content", 2: "bad command line, no case file, no --out when bgconf runs from an installed package (its files are never written), an --out that cannot be written, or a manifest of this version frozen with other content", 3: "a case file has errors (each printed as file:line: case id: message); nothing is written"}),
+               + exit_codes({0: "the manifest is written, or already holds this content", 2: "bad command line, no case file, no --out when bgconf runs from an installed package (its files are never written), an --out that cannot be written or is a case file read, or a manifest of this version frozen with other content", 3: "a case file has errors (each printed as file:line: case id: message); nothing is written"}),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", metavar="FILE.json",
                    help=f"where to write (default {__version__}.json in the releases/ directory of the source"
@@ -46,15 +46,16 @@ def cmd_release(args) -> int:
     import sys
 
     from conformance.cases import USER_SUFFIX, case_files, load_suite
-    from conformance.commands.common import EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, check_case_paths, check_outputs, err, write_text
+    from conformance.commands.common import (EXIT_BAD_CASES, EXIT_OK, EXIT_USAGE, case_inputs, check_case_paths,
+                                             check_outputs, err, write_text)
 
     try:
         out = Path(args.out) if args.out else default_out()
     except ReleaseError as exc:
         err(str(exc))
         return EXIT_USAGE
-    check_outputs({"--out": str(out)})
     check_case_paths(args.cases)
+    check_outputs({"--out": str(out)}, inputs=case_inputs(args.cases))
     paths = case_files([Path(p) for p in args.cases] if args.cases else None)
     if not paths:
         err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")

@@ -112,12 +112,13 @@ EPILOG = """exit codes:
   0    every play, cube action and result of every record is legal
   1    at least one illegal event (each printed in full), or with --engine at least
        one mismatch (each printed as a ready YAML case); this wins over 3
-  2    bad command line, or an output path that cannot be written
+  2    bad command line, an output path that cannot be written, or an output
+       that is the same file as a record it reads
   3    a record (or a line of it) cannot be read: printed as file:line and the
        reason; its other games and the other files were still judged
   4    the engine is unknown, not installed, or could not be started
   130  interrupted (SIGINT); the files judged so far are kept, the report ends
-       with a footer marked interrupted
+       with a footer marked interrupted (before the first file: nothing replaced)
   143  stopped by SIGTERM, likewise
 
 formats: .mat (Jellyfish, as GNU Backgammon, eXtreme Gammon, BGBlitz and game
@@ -167,16 +168,27 @@ def _header(args) -> dict:
 
 
 def cmd_replay(args) -> int:
-    from conformance.commands.common import (
-        EXIT_BAD_CASES, EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, check_outputs, err,
-        interruptible, open_engine, signal_name, write_text,
-    )
-    from conformance.reports.report import ReportWriter
+    """Check the outputs (none may be a record it reads), then replay into an output set."""
+    from conformance.commands.common import CommandExit, check_outputs
+    from conformance.reports.files import OutputSet
 
     try:
-        check_outputs({"--report": args.report, "--write-cases": args.write_cases})
+        check_outputs({"--report": args.report, "--write-cases": args.write_cases},
+                      inputs=[("record", f) for f in record_files(args.files)[0]])
     except CommandExit as stop:
         return stop.code
+    with OutputSet() as outputs:  # moved into place together at the end
+        return _replay(args, outputs)
+
+
+def _replay(args, outputs) -> int:
+    from conformance.commands.common import (
+        EXIT_BAD_CASES, EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, commit_outputs, err,
+        interruptible, open_engine, signal_name,
+    )
+    from conformance.reports.files import OutputError
+    from conformance.reports.report import ReportWriter
+
     try:
         _library()
     except RecordError as exc:
@@ -189,9 +201,9 @@ def cmd_replay(args) -> int:
         except CommandExit as stop:
             return stop.code
     try:
-        report = ReportWriter(args.report)
-    except OSError as exc:
-        err(f"--report {args.report}: {exc.strerror or exc}")
+        report = ReportWriter(outputs.stream("--report", args.report) if args.report else None)
+    except OutputError as exc:
+        err(str(exc))
         if engine:
             engine.close()
         return EXIT_USAGE
@@ -240,15 +252,29 @@ def cmd_replay(args) -> int:
           f" {totals['cube_actions']} cube actions, {totals['illegal']} illegal events, {totals['errors']} record"
           f" errors" + (f", {len(mismatches)} mismatches with {args.engine}" if engine is not None else ""))
     ok_written = True
+    if interrupted and not done:  # nothing judged: every output stays as it was
+        outputs.discard()
+        if args.report or args.write_cases:
+            err("nothing was judged: no output was written")
+        return EXIT_SIGNAL[interrupted]
     if args.write_cases:
         body = "format: 1\ncases:\n" + "".join(t.split("cases:\n", 1)[1] for t in wanted) if wanted else \
             "format: 1\ncases: []\n"
-        ok_written = write_text("--write-cases", args.write_cases, body)
-        if ok_written:
-            print(f"wrote {len(wanted)} case(s) to {args.write_cases}")
+        try:
+            outputs.text("--write-cases", args.write_cases, body)
+        except OutputError as exc:
+            err(str(exc))
+            ok_written = False
     if report.error:
         err(f"--report {args.report}: {report.error}")
         ok_written = False
+    if ok_written:
+        ok_written = commit_outputs(outputs)
+    else:
+        outputs.discard()
+        err("no output was replaced")
+    if ok_written and args.write_cases:
+        print(f"wrote {len(wanted)} case(s) to {args.write_cases}")
     if interrupted:
         return EXIT_SIGNAL[interrupted]
     if totals["illegal"] or mismatches:

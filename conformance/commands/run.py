@@ -9,7 +9,7 @@ import sys
 
 from conformance.commands.common import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandExit,
                                          count)
-from conformance.commands.execute import RENDERINGS, execute, finish, run_options, write_outputs
+from conformance.commands.execute import RENDERINGS, execute, finish, keep_outputs, run_options
 from conformance.reports.report import failure_text, incidents_text, section_table, summary_line
 
 
@@ -31,13 +31,16 @@ def add_parser(sub) -> None:
 
 
 def cmd_run(args) -> int:
+    from conformance.reports.files import OutputSet
+
     outputs = {f"--{k}": getattr(args, k, None) for k in RENDERINGS}
-    try:
-        record = execute(args, outputs)
-    except CommandExit as stop:
-        return stop.code
-    results, lines, info = record.results, record.lines, record.info
-    written = write_outputs(args, lines, outputs) and not record.report_error
+    with OutputSet() as files:
+        try:
+            record = execute(args, outputs, files)
+        except CommandExit as stop:
+            return stop.code
+        written = keep_outputs(args, record, outputs)
+    results, info = record.results, record.info
     bad = [r for r in results if r.status in ("fail", "errored", "timeout", "xpass")]
     for r in bad[: args.max_failures]:
         print(failure_text(r, args.engine))

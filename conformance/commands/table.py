@@ -47,7 +47,8 @@ def cmd_table(args) -> int:
     if args.write:  # checked before any engine runs
         path = Path(args.write)
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8", newline="") as f:  # newline="": the rest is kept byte for byte
+                text = f.read()
         except (OSError, UnicodeDecodeError) as exc:
             err(f"--write {path}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
             return EXIT_USAGE
@@ -68,7 +69,7 @@ def cmd_table(args) -> int:
                 f" {counts['fail']} fail, {counts['errored']} errored, {counts['unsupported']} unsupported")
 
     table = certification_table(engines, progress)  # an interruption ends in main(): nothing is written
-    if args.write:
+    if args.write:  # an in-place edit: the new text is written beside the file and moved onto it
         before, rest = text.split(start, 1)
         if not write_text("--write", path, before + start + "\n" + table + end + rest.split(end, 1)[1]):
             return EXIT_USAGE

@@ -151,18 +151,29 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
     }
 
 
-def write_site(data: dict, out: Path, sources: dict[str, str]) -> list[Path]:
-    """Write the site into ``out`` (created); returns the files written. Raises OSError."""
-    from conformance.cases import resources
+#: the site's files beside its ``cases/`` folder of one page per case
+SITE_FILES = ("matrix.json", "index.html", "spec.html")
 
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "cases").mkdir(exist_ok=True)
+
+def write_site(data: dict, out: Path, sources: dict[str, str]) -> list[Path]:
+    """Write the site into ``out`` (created): every file beside its target, all moved into
+    place together when complete (``reports.files.OutputSet``; other files in ``out`` are
+    left alone); returns the files written. Raises OSError (``files.OutputError``)."""
+    from conformance.cases import resources
+    from conformance.reports.files import OutputSet
+
     kinds = sorted({c["kind"] for c in data["cases"]})
     tags = sorted({t for c in data["cases"] for t in c["tags"]})
     written = []
+    with OutputSet() as files:
+        _pages(data, out, sources, kinds, tags, files, written, resources)
+        files.commit()
+    return written
 
+
+def _pages(data, out, sources, kinds, tags, files, written, resources) -> None:
     def put(path: Path, text: str) -> None:
-        path.write_text(text, encoding="utf-8")
+        files.text("--out", path, text)
         written.append(path)
 
     put(out / "matrix.json", json.dumps(data, indent=1) + "\n")
@@ -173,4 +184,3 @@ def write_site(data: dict, out: Path, sources: dict[str, str]) -> list[Path]:
     for case in data["cases"]:
         put(out / "cases" / page_name(case["name"]), TEMPLATES.get_template("matrix_case.html.j2").render(
             data=data, case=case, source=sources.get(case["id"], ""), bad=BAD))
-    return written

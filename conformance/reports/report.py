@@ -195,16 +195,14 @@ def _report_validator():
 
 class ReportWriter:
     """The JSON Lines report, written as the run goes: the header, then each case line
-    as soon as its answer is judged (flushed), then the footer. ``path`` None keeps
-    the lines in memory only. Raises OSError when the file cannot be opened."""
+    as soon as its answer is judged (flushed), then the footer. ``file`` is an open text
+    file (``reports.files.OutputSet.stream``: the file beside the report's target, moved
+    into place when the command ends); None keeps the lines in memory only."""
 
-    def __init__(self, path: str | Path | None):
+    def __init__(self, file: IO[str] | None):
         self.lines: list[dict] = []
         self.error: str | None = None
-        self._file: IO[str] | None = None
-        if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "w", encoding="utf-8")
+        self._file: IO[str] | None = file
 
     def write(self, line: dict) -> None:
         """Keep and write one line; a write that fails (a full disk) is kept in ``error``
