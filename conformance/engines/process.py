@@ -105,22 +105,7 @@ def _grow_pipe(fd: int) -> None:
 
 def _groups_of_session(sid: int) -> set[int]:
     """The process groups of the processes in session ``sid`` (Linux /proc; elsewhere none)."""
-    groups = set()
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return groups
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 4 and int(fields[3]) == sid:  # after comm: state ppid pgrp session
-            groups.add(int(fields[2]))
-    return groups
+    return {pgrp for _ppid, pgrp, session in _process_table().values() if session == sid}
 
 
 #: the environment variable that marks an engine's processes and their descendants
@@ -154,8 +139,8 @@ def _new_token() -> str:
     return f"{os.getpid()}-{_tokens}-{os.urandom(4).hex()}"
 
 
-def _process_table() -> dict[int, tuple[int, int]]:
-    """pid -> (ppid, session) of every process (Linux /proc; elsewhere empty)."""
+def _process_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (ppid, process group, session) of every process (Linux /proc; elsewhere empty)."""
     table = {}
     try:
         entries = os.listdir("/proc")
@@ -167,7 +152,7 @@ def _process_table() -> dict[int, tuple[int, int]]:
         try:
             with open(f"/proc/{entry}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
-            table[int(entry)] = (int(fields[1]), int(fields[3]))  # after comm: state ppid pgrp session
+            table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[3]))  # after comm: state ppid pgrp session
         except (OSError, IndexError, ValueError):
             continue
     return table
@@ -187,7 +172,7 @@ def descendants(root: int, token: str | None = None) -> set[int]:
     everything below those. Linux /proc; elsewhere the empty set."""
     table = _process_table()
     children: dict[int, list[int]] = {}
-    for pid, (ppid, _sid) in table.items():
+    for pid, (ppid, _pgrp, _sid) in table.items():
         children.setdefault(ppid, []).append(pid)
     roots = [root]
     if token is not None:
