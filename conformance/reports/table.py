@@ -1,5 +1,8 @@
 """The README's certification table (``bgconf table``): every engine run on the whole bundled
-suite, its counts and its verdict per profile, as Markdown rows.
+suite, its counts (the cases as written) and its verdict per profile, judged as ``bgconf
+certify`` judges it (every case also in each scenario: colours swapped, dice reversed, each
+position form the engine declares; no certificate when the engine crashed or hung), as
+Markdown rows.
 
 The rows come in a fixed order, whatever order the engines are given in: first the built-in
 engines that list the legal plays (in the order of ``bgconf engines``), then the built-in
@@ -18,6 +21,7 @@ from typing import Callable
 from conformance.cases import load_suite
 from conformance.engines.registry import BUILTIN, get_engine
 from conformance.harness.runner import asked_cases, run_cases
+from conformance.harness.scenarios import with_variants
 from conformance.reports.report import case_line, footer, header
 
 #: the JavaScript example engine (examples/js/), a row of the table when bgconf runs from a
@@ -60,12 +64,14 @@ def engine_row(name: str, suite) -> tuple[str, dict | None, dict]:
     except Exception as exc:  # not installed here: say so rather than guess
         why = (str(exc).splitlines() or [type(exc).__name__])[0].replace("|", "\\|")
         return f"| {name} | not installed ({why}) |" + " |" * 8, None, {}
-    try:
-        results = run_cases(engine, asked_cases(suite.cases, info))
+    written = {c.name for c in asked_cases(suite.cases, info)}  # what the counts count
+    try:  # each case also in every scenario the engine is certified on, as bgconf certify asks it
+        results = run_cases(engine, asked_cases(with_variants(suite.cases, info), info))
     finally:
         engine.close()
     lines = ([header(info, suite.content_hash)] + [case_line(r, name) for r in results]
-             + [footer(results, 0.0, given_up=getattr(engine, "given_up", None))])
+             + [footer(results, 0.0, given_up=getattr(engine, "given_up", None), engine_name=name)])
+    results = [r for r in results if r.case.name in written]
     counts = {k: sum(r.status == k for r in results) for k in ("pass", "fail", "errored", "unsupported")}
     verdicts = []
     for profile in ("movement", "money", "match"):
