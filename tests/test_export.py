@@ -3,6 +3,7 @@ bgconf run --suite-version)."""
 
 import json
 import shutil
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -116,6 +117,8 @@ def test_an_unknown_release_is_a_usage_error(capsys):
 
 
 def test_a_release_written_by_default_is_where_run_suite_version_looks(tmp_path, monkeypatch, capsys):
+    # bgconf run from this checkout (an installed package refuses to write its releases/)
+    monkeypatch.setattr(resources, "data_root", lambda: Path(__file__).resolve().parent.parent)
     releases = tmp_path / "releases"
     releases.mkdir()
     monkeypatch.setattr(resources, "releases_dir", lambda: releases)

@@ -82,8 +82,12 @@ def test_the_docs_name_the_current_suite_version():
     assert f'"suite": "{__version__}"' in (ROOT / "spec" / "protocol.md").read_text()
 
 
-def test_release_from_a_checkout_writes_its_releases_directory_and_never_overwrites_other_content(tmp_path, capsys):
+def test_release_from_a_checkout_writes_its_releases_directory_and_never_overwrites_other_content(
+        tmp_path, capsys, monkeypatch):
+    # bgconf run from this checkout, however the tests' bgconf is installed
+    monkeypatch.setattr(resources, "data_root", lambda: ROOT)
     target = resources.releases_dir() / f"{__version__}.json"
+    assert target == ROOT / "releases" / f"{__version__}.json"
     assert main(["release"]) == 0  # the same content: nothing changes
     assert capsys.readouterr().out.startswith(f"{target}: release {__version__} is already this content")
     out = tmp_path / "r.json"

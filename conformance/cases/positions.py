@@ -79,6 +79,8 @@ def _play_result(position: Position, text, sides: dict | None = None) -> Positio
         chains = _parsed_play(text)
     except (ModelError, TypeError):
         return notation_to_position(position, text)
+    if len(chains) > 4:  # no play has more than four moves: notation_to_position says so
+        return notation_to_position(position, text)
     on_roll = position.on_roll
     mover, opponent = position.mover, position.opponent
     for order in itertools.permutations(chains) if len(chains) > 1 else (chains,):

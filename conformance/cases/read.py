@@ -36,6 +36,12 @@ def _make_loader(base: type) -> type:
             seen: dict = {}
             for key_node, _value in node.value:
                 key = self.construct_object(key_node, deep=deep)
+                try:
+                    hash(key)
+                except TypeError:  # a complex key (``? [1, 2] : 14``): no case field is one
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"a key must be a plain value, not a {type(key).__name__}",
+                        key_node.start_mark) from None
                 if key in seen:
                     raise yaml.constructor.ConstructorError(
                         None, None, f"key {key!r} is given twice (first at line {seen[key]}); keep one",

@@ -17,12 +17,12 @@ def add_parser(sub) -> None:
 
 def cmd_expectations(args) -> int:
     from conformance.harness.expectations import from_report
-    from conformance.reports.render import read_jsonl
+    from conformance.reports.report import ReportError, load_report
 
-    try:
-        lines = read_jsonl(args.report)
-    except (OSError, ValueError) as exc:
-        err(f"cannot read the report {args.report}: {exc}")
+    try:  # checked line by line against the report's schema: "FILE:LINE: what is wrong"
+        lines = load_report(args.report)
+    except ReportError as exc:
+        err(str(exc))
         return EXIT_USAGE
     print(from_report(lines), end="")
     return EXIT_OK

@@ -181,9 +181,12 @@ def notation_to_position(position: Position, text: str) -> Position:
 
     Moves are applied in the written order, or in the first other order that is
     physically possible (``6/2 8/6`` with no checker on 6 works as 8/6 then 6/2).
-    Raises NotationError (unreadable token, impossible move, false ``*``).
+    Raises NotationError (unreadable token, impossible move, false ``*``, more than four
+    moves).
     """
     chains = parse_play(text)
+    if len(chains) > 4:  # spec: move.doubles, at most four moves; and at most 4! orders to try below
+        raise NotationError(f"{text[:80]!r}: {len(chains)} moves written; a play has at most four")
     first_error: NotationError | None = None
     for order in itertools.permutations(range(len(chains))):
         try:

@@ -22,9 +22,19 @@ TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance.reports"
                                 lstrip_blocks=True)
 BAD = ("fail", "errored", "timeout", "xpass")
 
-def read_jsonl(path: str | Path) -> list[dict]:
-    """The lines of a JSON Lines report."""
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+def read_jsonl(path: str | Path) -> list:
+    """The lines of a JSON Lines report, as parsed (not checked against the schema:
+    ``report.load_report`` does that). Raises OSError when the file cannot be read and
+    ValueError ``"FILE:LINE: not JSON (why)"`` for a line that is not JSON (also one nested
+    too deep or holding a number too long to read)."""
+    lines = []
+    for number, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if raw.strip():
+            try:
+                lines.append(json.loads(raw))
+            except (ValueError, RecursionError) as exc:
+                raise ValueError(f"{path}:{number}: not JSON ({getattr(exc, 'msg', None) or exc})") from None
+    return lines
 
 
 def case_name(line: dict) -> str:

@@ -164,8 +164,8 @@ def load_report(path: str | Path) -> list[dict]:
             continue
         try:
             line = json.loads(raw)
-        except ValueError as exc:
-            raise ReportError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # also nesting too deep, a number too long
+            raise ReportError(f"{path}:{number}: not JSON ({getattr(exc, 'msg', None) or exc})") from None
         if not lines and isinstance(line, dict) and line.get("type") == "replay-header":
             raise ReportError(f"{path}:{number}: a bgconf replay report; this command reads the reports of"
                               " bgconf run --report")
