@@ -84,6 +84,33 @@ def _start_engine(config: pytest.Config, name: str):
     return engines[name]
 
 
+_FAULTS = pytest.StashKey[list]()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
+    """An engine that crashed or hung fails the session, whatever verdicts its cases got once
+    a fresh process answered them (spec/protocol.md, "Crashes, hangs and restarts"); the
+    terminal summary lists each crash and hang."""
+    faults = [(name, list(getattr(engine, "incidents", None) or []))
+              for name, (engine, _info, _replies) in session.config.stash.get(_ENGINES, {}).items()]
+    faults = [(name, listed) for name, listed in faults if listed]
+    session.config.stash[_FAULTS] = faults
+    if faults and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    for name, listed in config.stash.get(_FAULTS, []):
+        crashes = sum(x["kind"] == "crash" for x in listed)
+        hangs = len(listed) - crashes
+        terminalreporter.section(f"bgconf: the engine {name} crashed {crashes} and hung {hangs} time(s)", red=True)
+        for x in listed[:50]:
+            terminalreporter.line(f"{x['kind']} while asking {x.get('case') or '(between requests)'}: {x['message']}"
+                                  + (f"\n    send it alone: {x['send']}" if x.get("send") else ""))
+        if len(listed) > 50:
+            terminalreporter.line(f"... {len(listed) - 50} more")
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     for engine, _info, _replies in config.stash.get(_ENGINES, {}).values():
         engine.close()

@@ -57,3 +57,23 @@ def test_broken_case_file_fails_one_item_and_the_rest_runs(pytester):
     result = run(pytester, "mine.bgcase.yaml")
     result.assert_outcomes(passed=1, failed=1)
     assert "mine.bgcase.yaml:" in result.stdout.str() and "bg-GQQD" in result.stdout.str()
+
+
+def test_an_engine_that_crashes_fails_the_session_although_every_item_passes(pytester, tmp_path):
+    """spec/protocol.md, Crashes, hangs and restarts: a crash is a defect of the engine
+    whatever verdict its case finally gets; the plugin says so and exits 1."""
+    import shlex
+    import sys
+
+    engine = "cmd:" + shlex.join([sys.executable, str(HERE / "fault_engine.py"), "--fault", "exit", "--every", "3",
+                                  "--log", str(tmp_path / "engine.log")])
+    result = run(pytester, "--bg-engine", engine, "-m", "bear_off", "-q")
+    assert result.ret == 1, result.stdout.str()[-3000:]
+    result.stdout.fnmatch_lines(["*bgconf: the engine cmd:* crashed * and hung 0 time(s)*", "*passed*"])
+    assert "failed" not in result.stdout.lines[-1]
+
+
+def test_a_sound_engine_leaves_the_session_green(pytester):
+    result = run(pytester, "--bg-engine", "reference", "-m", "bear_off", "-q")
+    assert result.ret == 0
+    assert "crashed" not in result.stdout.str()
