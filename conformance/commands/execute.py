@@ -14,7 +14,8 @@ from conformance.cases import resources
 from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_options, case_inputs, check_anchors,
                                          check_outputs, commit_outputs, err, interruptible, open_engine, shard,
                                          signal_name, suite_for)
-from conformance.harness.runner import asked_cases, run_cases, select
+from conformance.harness.runner import run_cases
+from conformance.harness.selection import asked, choose
 from conformance.reports.report import case_line, footer, header
 
 
@@ -61,29 +62,23 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
     every reason the run cannot start: 2 bad selection or output, 3 case file errors
     against --suite-version, 4 the engine cannot start."""
     from conformance.harness.expectations import ExpectationsError, apply_one, load, stale
-    from conformance.harness.profiles import in_profile
     from conformance.reports.files import OutputError
     from conformance.reports.report import ReportWriter, selection
 
     check_outputs(outputs, directories, inputs=run_inputs(args))
     check_anchors(args.spec)
     suite = suite_for(args)
-    chosen = select(suite.cases, args.case, args.tag, args.spec)
     if args.case:
         unknown = set(args.case) - {c.id for c in suite.cases}
         if unknown:
             err(f"unknown case id(s): {', '.join(sorted(unknown))} (bgconf list shows the ids)")
             raise CommandExit(EXIT_USAGE)
-    if args.profile:
-        chosen = [c for c in chosen if in_profile(c, args.profile)]
     shard = getattr(args, "shard", None)
-    if shard is not None:
-        selected = len(chosen)
-        chosen = [c for i, c in enumerate(chosen) if shard.owns(i)]
-        if selected and not chosen:
-            err(f"--shard {shard}: this shard has no case: the selection has {selected} case(s);"
-                f" give N at most {selected}")
-            raise CommandExit(EXIT_USAGE)
+    selected, chosen = choose(suite.cases, args.case, args.tag, args.spec, args.profile, shard)
+    if shard is not None and selected and not chosen:
+        err(f"--shard {shard}: this shard has no case: the selection has {selected} case(s);"
+            f" give N at most {selected}")
+        raise CommandExit(EXIT_USAGE)
     if not chosen:
         err("no case matches the selection (--case, --tag, --spec, --profile); bgconf list shows ids,"
              f" anchors and tags; tags: {', '.join(sorted(resources.registered_tags()))}")
@@ -107,12 +102,10 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
     if odd:
         err(f"warning: engine declares unknown capabilities {', '.join(map(repr, odd))};"
              f" known: {', '.join(sorted(CAPABILITIES))}")
-    from conformance.harness.scenarios import forms, with_variants
+    from conformance.harness.scenarios import forms
 
     scenarios = getattr(args, "scenarios", False)
-    if scenarios:
-        chosen = with_variants(chosen, info)
-    chosen = asked_cases(chosen, info)
+    chosen = asked(chosen, info, scenarios)
     picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, scenarios, shard, forms(info))
     results: list = []
 

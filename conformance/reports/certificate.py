@@ -23,8 +23,9 @@ from conformance import __version__
 from conformance.cases import Case, load_suite
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.profiles import PROFILES, in_profile
-from conformance.harness.runner import CaseResult, asked_cases, select, unsupported_reason
-from conformance.harness.scenarios import forms, with_variants
+from conformance.harness.runner import CaseResult, unsupported_reason
+from conformance.harness.scenarios import forms
+from conformance.harness.selection import asked, choose
 from conformance.harness.shard import Shard
 from conformance.reports import render
 
@@ -55,15 +56,8 @@ def _some(keys, n: int = SHOWN) -> str:
 
 def _asked(suite_cases: list[Case], info: dict, *, profile: str | None, ids=None, tags=None, spec=None,
            shard: str | None = None, scenarios: bool = True) -> list[Case]:
-    chosen = select(suite_cases, ids, tags, spec)
-    if profile:
-        chosen = [c for c in chosen if in_profile(c, profile)]
-    if shard:
-        part = Shard.parse(shard)
-        chosen = [c for i, c in enumerate(chosen) if part.owns(i)]
-    if scenarios:
-        chosen = with_variants(chosen, info)
-    return asked_cases(chosen, info)
+    _matched, chosen = choose(suite_cases, ids, tags, spec, profile, Shard.parse(shard) if shard else None)
+    return asked(chosen, info, scenarios)
 
 
 def asked_for(head: dict, suite) -> list[Case]:

@@ -20,8 +20,8 @@ from typing import Callable
 
 from conformance.cases import load_suite
 from conformance.engines.registry import BUILTIN, get_engine
-from conformance.harness.runner import asked_cases, run_cases
-from conformance.harness.scenarios import with_variants
+from conformance.harness.runner import run_cases
+from conformance.harness.selection import asked
 from conformance.reports.report import case_line, footer, header
 
 #: the JavaScript example engine (examples/js/), a row of the table when bgconf runs from a
@@ -64,9 +64,9 @@ def engine_row(name: str, suite) -> tuple[str, dict | None, dict]:
     except Exception as exc:  # not installed here: say so rather than guess
         why = (str(exc).splitlines() or [type(exc).__name__])[0].replace("|", "\\|")
         return f"| {name} | not installed ({why}) |" + " |" * 8, None, {}
-    written = {c.name for c in asked_cases(suite.cases, info)}  # what the counts count
+    written = {c.name for c in asked(suite.cases, info, scenarios=False)}  # what the counts count
     try:  # each case also in every scenario the engine is certified on, as bgconf certify asks it
-        results = run_cases(engine, asked_cases(with_variants(suite.cases, info), info))
+        results = run_cases(engine, asked(suite.cases, info, scenarios=True))
     finally:
         engine.close()
     lines = ([header(info, suite.content_hash)] + [case_line(r, name) for r in results]

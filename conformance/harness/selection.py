@@ -1,0 +1,44 @@
+"""Which cases a run asks, and in what order: the one home of the order that ``bgconf run``,
+``bgconf certify``, ``certify --verify --rerun`` and ``bgconf table`` ask cases in, so that a
+re-run asks exactly what the run it checks asked.
+
+``choose`` narrows the suite (ids, tags, spec anchors, profile, shard); ``asked`` puts what was
+chosen in the order it is asked: the cases as written, then, with scenarios, their variants
+(``scenarios.with_variants``), then the chosen-play forms of an engine that declares
+chosen-play (``runner.asked_cases``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from conformance.cases import Case
+from conformance.harness.profiles import in_profile
+from conformance.harness.runner import asked_cases, select
+from conformance.harness.scenarios import with_variants
+from conformance.harness.shard import Shard
+
+
+def choose(cases: Iterable[Case], ids: list[str] | None = None, tags: list[str] | None = None,
+           spec: list[str] | None = None, profile: str | None = None,
+           shard: Shard | None = None) -> tuple[int, list[Case]]:
+    """The cases of ``cases`` that match the ids, tags and spec anchors (``runner.select``) and
+    belong to ``profile`` (None: any), then the ``shard``'s part of them (None: all). Returns
+    (how many matched before the shard was taken, the chosen cases in suite order)."""
+    chosen = select(cases, ids, tags, spec)
+    if profile:
+        chosen = [c for c in chosen if in_profile(c, profile)]
+    matched = len(chosen)
+    if shard is not None:
+        chosen = [c for i, c in enumerate(chosen) if shard.owns(i)]
+    return matched, chosen
+
+
+def asked(chosen: Iterable[Case], info: dict, scenarios: bool) -> list[Case]:
+    """The cases put to an engine described by ``info`` (its ``describe()``), in the order
+    asked: ``chosen``, then with ``scenarios`` the variants of each that the engine is asked
+    (spec/protocol.md, Scenarios), then the chosen-play forms."""
+    chosen = list(chosen)
+    if scenarios:
+        chosen = with_variants(chosen, info)
+    return asked_cases(chosen, info)
