@@ -36,6 +36,7 @@ from conformance.cases.typed import (
     KIND_REQUIRES,
     USER_SUFFIX,
     Case,
+    case_name,
     CaseError,
     ExpectedPlays,
     ExpectedRecord,
@@ -46,5 +47,5 @@ from conformance.cases.typed import (
 __all__ = [
     "ALIAS_MESSAGE", "CAPABILITIES", "CODEC_FIELDS", "DEFAULT_MAX_FILE_BYTES", "ID_ALPHABET", "KIND_REQUIRES",
     "MAX_FILE_BYTES_ENV", "USER_SUFFIX", "Case", "CaseError", "ExpectedPlays", "ExpectedRecord", "RecordGame",
-    "Suite", "case_files", "display_path", "load_file", "load_suite", "max_file_bytes", "parse_size",
+    "Suite", "case_files", "case_name", "display_path", "load_file", "load_suite", "max_file_bytes", "parse_size",
 ]

@@ -58,6 +58,12 @@ CODEC_FIELDS = {"gnubg_match_id": MATCH_ID_FIELDS, "xgid": XGID_FIELDS}
 USER_SUFFIX = ".bgcase.yaml"
 
 
+def case_name(case_id: str, scenario: str = "") -> str:
+    """A case's name: its id, with the scenario in brackets when there is one
+    (``bg-7Q3K``, ``bg-7Q3K[swapped]``); how a case is named in reports, JUnit and node ids."""
+    return f"{case_id}[{scenario}]" if scenario else case_id
+
+
 @dataclass(frozen=True)
 class CaseError:
     """One problem in a case file: ``file`` (display path), ``line`` (1-based or 0
@@ -108,7 +114,7 @@ class Case:
     @property
     def name(self) -> str:
         """The id, with the scenario in brackets when there is one: ``bg-7Q3K[swapped]``."""
-        return f"{self.id}[{self.scenario}]" if self.scenario else self.id
+        return case_name(self.id, self.scenario)
 
     @property
     def nodeid(self) -> str:

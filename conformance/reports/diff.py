@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 
-from conformance.reports.render import BAD
+from conformance.reports.render import BAD, case_name
 
 CHANGES = ("regressed", "fixed", "changed", "appeared", "disappeared")
 
@@ -72,8 +72,7 @@ def change_of(old: str | None, new: str | None) -> str | None:
 
 
 def _by_name(lines: list[dict]) -> dict[str, dict]:
-    return {(f"{c['id']}[{c['scenario']}]" if c.get("scenario") else c["id"]): c
-            for c in lines if c["type"] == "case"}
+    return {case_name(c): c for c in lines if c["type"] == "case"}
 
 
 def diff_reports(old_lines: list[dict], new_lines: list[dict], old_path: str = "", new_path: str = "") -> dict:

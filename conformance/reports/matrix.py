@@ -22,11 +22,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from conformance.harness.compare import STATUSES
-from conformance.reports.render import BAD, TEMPLATES
-
-
-def _name(line: dict) -> str:
-    return f"{line['id']}[{line['scenario']}]" if line.get("scenario") else line["id"]
+from conformance.reports.render import BAD, TEMPLATES, case_name
 
 
 def page_name(name: str) -> str:
@@ -119,7 +115,7 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
                         "complete": bool(foot) and not foot.get("incomplete"),
                         "counts": {s: counted.get(s, 0) for s in STATUSES}})
         for c in case_lines:
-            by_name[_name(c)][i] = c
+            by_name[case_name(c)][i] = c
     cases, sections = [], defaultdict(lambda: [Counter() for _ in reports])
     for name in sorted(by_name, key=lambda n: (by_name[n][0] is None, n)):
         answers = by_name[name]

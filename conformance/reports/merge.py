@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from conformance.harness.compare import STATUSES
+from conformance.reports.render import case_name
 from conformance.harness.shard import Shard
 
 
@@ -26,10 +27,6 @@ def _same(reports: list[tuple[str, list[dict]]], what: str, get) -> None:
     if len(set(map(repr, values.values()))) > 1:
         raise MergeError(f"the reports differ in {what}: "
                          + "; ".join(f"{path}: {value}" for path, value in values.items()))
-
-
-def _name(line: dict) -> str:
-    return f"{line['id']}[{line['scenario']}]" if line.get("scenario") else line["id"]
 
 
 def _unsharded(forms: list[dict], plain: list[dict]) -> list[dict]:
@@ -95,9 +92,10 @@ def merge_reports(reports: list[tuple[str, list[dict]]], argv: list[str] | None 
     for i, (path, lines) in enumerate(reports):
         for c in lines:
             if c["type"] == "case":
-                if _name(c) in where and where[_name(c)][0] != i:
-                    raise MergeError(f"case {_name(c)} is in both {where[_name(c)][1]} and {path}: the parts overlap")
-                where[_name(c)] = (i, path)
+                name = case_name(c)
+                if name in where and where[name][0] != i:
+                    raise MergeError(f"case {name} is in both {where[name][1]} and {path}: the parts overlap")
+                where[name] = (i, path)
     heads = [lines[0] for _, lines in reports]
     feet = [lines[-1] for _, lines in reports if lines[-1]["type"] == "footer"]
     header = dict(heads[0], started=min(h["started"] for h in heads), argv=argv or [], selection=selection)

@@ -14,6 +14,7 @@ from pathlib import Path
 import jinja2
 import junitparser
 
+from conformance.cases import case_name as _named
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.runner import engine_faults
 
@@ -39,7 +40,7 @@ def read_jsonl(path: str | Path) -> list:
 
 def case_name(line: dict) -> str:
     """A case line's name: ``bg-7Q3K``, or ``bg-7Q3K[dice-reversed]`` for a scenario's."""
-    return f"{line['id']}[{line['scenario']}]" if line.get("scenario") else line["id"]
+    return _named(line["id"], line.get("scenario") or "")
 
 
 def _parts(lines: list[dict]):
@@ -247,7 +248,7 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     if listed:
         out += ["", f"### The engine crashed or hung ({v['faults']})", ""]
         for x in listed[:50]:
-            name = x["case"] + (f"[{x['scenario']}]" if x.get("scenario") else "")
+            name = _named(x["case"], x.get("scenario") or "")
             out.append(f"- {x['kind']} while asking `{name}`: {x['message']} (re-run: `{x['repro']}`)")
         if len(listed) > 50:
             out.append(f"- ... {len(listed) - 50} more in the report's footer")

@@ -20,7 +20,7 @@ from typing import IO
 
 from conformance import __version__
 
-from conformance.cases import resources
+from conformance.cases import case_name, resources
 from conformance.harness.compare import STATUSES
 from conformance.harness.diagram import board_diagram
 from conformance.harness.runner import CaseResult, engine_faults
@@ -133,7 +133,7 @@ def incidents_text(foot: dict, limit: int | None = None) -> str:
              " asked again of a fresh process where the policy allows (spec/protocol.md, Crashes, hangs and"
              " restarts):"]
     for x in listed[:limit]:
-        name = x["case"] + (f"[{x['scenario']}]" if x.get("scenario") else "")
+        name = case_name(x["case"], x.get("scenario") or "")
         lines.append(f"  {x['kind'].upper()} while asking {name}: {x['message']}")
         lines.append(f"    re-run: {x['repro']}")
         if x.get("send"):
