@@ -107,24 +107,49 @@ def _readme_test_block() -> str:
     return FENCE.search(section).group(2)
 
 
-def _apt_packages(text: str) -> set[str]:
-    """Every package an ``apt-get install`` line of ``text`` names (options left out)."""
-    names = set()
-    for m in re.finditer(r"apt-get install ([^&|;}\n]+)", text):
-        names |= {w for w in m.group(1).split() if not w.startswith("-") and not w.startswith(">")}
-    return names
+SYSTEM_PACKAGES = ROOT / "tools" / "system-packages.sh"
 
 
-def test_the_readme_test_commands_install_what_ci_installs():
+def test_the_readme_and_ci_install_the_system_packages_with_one_script():
     readme, ci = _readme_test_block(), (ROOT / ".ci" / "run").read_text()
-    assert _apt_packages(readme) == _apt_packages(ci) - {"-qq"}
+    assert "apt-get" not in readme and "apt-get" not in ci, "apt-get belongs in tools/system-packages.sh"
+    assert "bash tools/system-packages.sh" in readme and "bash tools/system-packages.sh" in ci
     assert len([line for line in readme.splitlines() if line.strip()]) <= 2
 
 
-def test_the_readme_never_installs_debian_nodejs_over_another_one():
-    """Debian's npm conflicts with a Node.js from another package source ("held broken
-    packages"): nodejs and npm are installed only where there is no npm."""
-    for line in _readme_test_block().splitlines():
-        for m in re.finditer(r"apt-get install [^&|;}\n]+", line):
-            if re.search(r"\b(nodejs|npm)\b", m.group(0)):
-                assert re.search(r"command -v (npm|node)\b[^|]*\|\|\s*" + re.escape(m.group(0)), line), line
+def _apt_calls(tmp_path, have: tuple[str, ...], npm_installs: bool = True) -> list[list[str]]:
+    """Run tools/system-packages.sh with a recording apt-get and only the programs ``have``
+    (node, npm) on PATH; the apt-get calls it made, each as its words."""
+    bin_dir, calls = tmp_path / "bin", tmp_path / "calls"
+    bin_dir.mkdir()
+    (bin_dir / "apt-get").write_text(
+        "#!/bin/bash\n"
+        f"echo \"$*\" >> {calls}\n"
+        + ("" if npm_installs else '[[ " $* " == *" npm "* ]] && { echo "E: held broken packages" >&2; exit 100; }\n')
+        + "exit 0\n")
+    for name in have:
+        (bin_dir / name).write_text("#!/bin/sh\nexit 0\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    proc = subprocess.run(["/bin/bash", str(SYSTEM_PACKAGES)], env={"PATH": str(bin_dir)}, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return [line.split() for line in calls.read_text().splitlines()], proc.stderr
+
+
+@pytest.mark.parametrize("have, wanted", [
+    (("node", "npm"), set()),              # Node.js from anywhere, with its npm: neither is asked for
+    (("node",), {"npm"}),                  # Debian's nodejs without npm: npm alone
+    ((), {"nodejs", "npm"}),               # a fresh machine: both
+])
+def test_debian_nodejs_and_npm_are_installed_only_where_missing(tmp_path, have, wanted):
+    calls, _err = _apt_calls(tmp_path, have)
+    installed = {w for c in calls if "install" in c for w in c if not w.startswith("-") and w != "install"}
+    assert {"gnubg", "bsdgames", "chromium", "chromium-driver"} <= installed
+    assert installed & {"nodejs", "npm"} == wanted
+    assert calls[0][0] == "update"
+
+
+def test_npm_that_conflicts_with_another_nodejs_is_a_warning_not_a_stop(tmp_path):
+    calls, err = _apt_calls(tmp_path, ("node",), npm_installs=False)
+    assert "warning: npm is missing" in err
