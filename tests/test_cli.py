@@ -78,7 +78,8 @@ def test_engine_faults_make_cases_errored_and_the_run_goes_on(casefile, tmp_path
                   "--report", str(report))
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
-    statuses = {json.loads(l)["id"]: json.loads(l) for l in report.read_text().splitlines()[1:-1]}
+    lines = [json.loads(l) for l in report.read_text().splitlines()[1:-1]]
+    statuses = {x["id"]: x for x in lines if not x["scenario"]}
     assert statuses["bg-GQQD"]["status"] == "errored" and fragment in statuses["bg-GQQD"]["message"]
     assert statuses["bg-GQQE"]["status"] == "pass"
 
@@ -90,11 +91,17 @@ def test_undeclared_capability_is_unsupported_not_failed(casefile):
     assert "engine does not declare capability play-check" in proc.stdout
 
 
-def test_case_and_tag_selection(casefile):
+def test_case_and_tag_selection(casefile, tmp_path):
     proc = bgconf("run", "--engine", "reference", "--cases", str(casefile), "--case", "bg-GQQE")
     assert proc.returncode == 0 and "1 cases: 1 pass" in proc.stdout
-    proc = bgconf("run", "--engine", "reference", "--cases", str(casefile), "--tag", "larger-die")
+    proc = bgconf("run", "--engine", "reference", "--cases", str(casefile), "--tag", "larger-die", "--no-play-checks")
     assert "1 cases: 1 pass" in proc.stdout
+    # without --no-play-checks the legal_plays case is also asked as play checks of its plays
+    report = tmp_path / "r.jsonl"
+    bgconf("run", "--engine", "reference", "--cases", str(casefile), "--tag", "larger-die", "--report", str(report))
+    asked = [json.loads(l) for l in report.read_text().splitlines()]
+    checks = [x for x in asked if x.get("type") == "case" and x["scenario"].startswith("check ")]
+    assert checks and all(x["id"] == "bg-GQQD" and x["kind"] == "play_check" and x["status"] == "pass" for x in checks)
 
 
 def test_an_unknown_case_id_is_a_usage_error_and_an_unknown_engine_cannot_start(casefile):

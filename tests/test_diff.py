@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.cases import case_name
 from conformance.cli import main
 from conformance.reports.report import load_report
 
@@ -30,7 +31,8 @@ def runs(tmp_path_factory):
 
 
 def statuses(path):
-    return {c["id"]: c["status"] for c in load_report(path) if c["type"] == "case"}
+    """name (``bg-7Q3K``, ``bg-7Q3K[check 3]``) -> status of a report's case lines."""
+    return {case_name(c["id"], c["scenario"]): c["status"] for c in load_report(path) if c["type"] == "case"}
 
 
 def test_a_rule_an_engine_forgets_shows_as_regressions_and_exit_1(runs, capsys):
@@ -38,7 +40,8 @@ def test_a_rule_an_engine_forgets_shows_as_regressions_and_exit_1(runs, capsys):
     out = capsys.readouterr().out
     failing = sorted(i for i, s in statuses(runs["mutant"]).items() if s == "fail")
     assert failing, "the mutant must fail some move case"
-    regressed = [line.split()[1] for line in out.splitlines() if line.strip().startswith("REGRESSED")]
+    regressed = [line.split("REGRESSED", 1)[1].strip().split("  ")[0] for line in out.splitlines()
+                 if line.strip().startswith("REGRESSED")]
     assert sorted(regressed) == failing
     assert f"{len(failing)} regressed, 0 fixed, 0 changed, 0 appeared, 0 disappeared" in out
     assert out.splitlines()[0].startswith("old: reference ") and "new: " in out.splitlines()[1]

@@ -21,13 +21,17 @@ def test_a_run_of_a_subset_renders_everything_marked_partial(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = [json.loads(x) for x in (out / "r.jsonl").read_text().splitlines()]
     assert lines[0]["selection"]["full"] is False and lines[0]["selection"]["cases"] == [str(path)]
-    failed = [x for x in lines if x.get("status") == "fail"]
-    # the mutant also judges 13/8 legal, so the play check fails too
+    every_failure = [x for x in lines if x.get("status") == "fail"]
+    failed = [x for x in every_failure if not x["scenario"]]
+    # the mutant also judges 13/8 legal, so the play check fails too, and so does the play check
+    # derived from bg-GQQD's legal plays that asks 13/8, in both dice orders
     assert [x["id"] for x in failed] == ["bg-GQQD", "bg-GQQE"]
+    derived = [(x["id"], x["kind"]) for x in every_failure if x["scenario"]]
+    assert derived == [("bg-GQQD", "play_check")] * 2
     assert failed[0]["repro"] == f"bgconf run --engine {BROKEN} --case bg-GQQD --cases {path}"
     assert "X on roll" in failed[0]["diagram"] and failed[0]["extra"] == ["13/8"]
     junit = ET.fromstring((out / "r.xml").read_text())
-    assert junit.get("tests") == "2" and junit.get("failures") == "2"
+    assert junit.get("tests") == str(len(lines) - 2) and junit.get("failures") == str(len(every_failure))
     html = (out / "r.html").read_text()
     assert "Partial run, not a certificate" in html and "bg-GQQD" in html and "13/8" in html and "<pre>" in html
     assert "Certified" not in html
@@ -109,7 +113,7 @@ def test_expectations_are_strict(tmp_path):
     assert "bg-GQQD" in exp.read_text()
     # the known failure becomes xfail, and the run passes
     proc = bgconf("run", "--engine", BROKEN, "--cases", str(path), "--expectations", str(exp))
-    assert proc.returncode == 0 and "2 xfail" in proc.stdout
+    assert proc.returncode == 0 and "4 xfail" in proc.stdout  # the two cases and bg-GQQD[check 4] in both dice orders
     # an engine that now passes the listed case: xpass fails the run
     proc = bgconf("run", "--engine", "reference", "--cases", str(path), "--expectations", str(exp))
     assert proc.returncode == 1 and "2 xpass" in proc.stdout
@@ -132,7 +136,7 @@ def test_an_expectations_link_is_on_the_report_line_and_every_rendering(tmp_path
                   "--report", str(out / "r.jsonl"), "--markdown", str(out / "r.md"), "--html", str(out / "r.html"),
                   "--junit", str(out / "r.xml"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = {x.get("id"): x for x in map(json.loads, (out / "r.jsonl").read_text().splitlines())}
+    lines = {x.get("id"): x for x in map(json.loads, (out / "r.jsonl").read_text().splitlines()) if not x.get("scenario")}
     assert lines["bg-GQQD"]["status"] == "xfail" and lines["bg-GQQD"]["link"] == link
     assert "link" not in lines["bg-GQQE"]
     assert f"(bug report: {link})" in proc.stdout

@@ -105,8 +105,10 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
     from conformance.harness.scenarios import forms
 
     scenarios = getattr(args, "scenarios", False)
-    chosen = asked(chosen, info, scenarios)
-    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, scenarios, shard, forms(info))
+    play_checks = getattr(args, "play_checks", True)
+    chosen = asked(chosen, info, scenarios, args.profile, play_checks=play_checks)
+    picked = selection(args.cases, args.case, args.tag, args.spec, args.profile, scenarios, shard, forms(info),
+                       play_checks=play_checks)
     results: list = []
 
     def answered(result) -> None:
@@ -217,6 +219,12 @@ def run_options(p: argparse.ArgumentParser) -> None:
                         "Position ID, XGID or FIBS board (when the engine declares those formats); shown as"
                         " bg-XXXX[swapped]" + (" (certify always asks them: a certificate covers them)"
                                                if p.prog.endswith("certify") else ""))
+    if not p.prog.endswith("certify"):
+        p.add_argument("--no-play-checks", dest="play_checks", action="store_false",
+                       help="do not ask an engine that declares play-check the play checks derived from each"
+                            " legal_plays case (each legal play and the illegal near misses the reference names"
+                            " by rule, in both dice orders: bg-XXXX[check 3]; spec/protocol.md, Derived play"
+                            " checks), only the cases as written (certify always asks them)")
     p.add_argument("--shard", type=shard, metavar="K/N",
                    help="run only shard K of N of the selected cases (every N-th case from the K-th, in selection"
                         " order); bgconf merge joins the N reports into one (certify refuses it: certify the merged"

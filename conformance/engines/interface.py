@@ -108,6 +108,9 @@ class EngineStartError(RuntimeError):
 #: missing capability from an option value the engine does not offer.
 CAPABILITY_UNSUPPORTED = "engine does not declare capability"
 OPTION_UNSUPPORTED = "engine does not support rule option"
+#: a play the engine's input cannot tell from another (it declares ``"hit_marks": false``): the
+#: moves as written may or may not hit on the way (spec/protocol.md, Hit marks)
+NOTATION_UNSUPPORTED = "engine's play input has no hit marks"
 
 
 class _Wrapped(Engine):

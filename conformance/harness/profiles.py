@@ -6,6 +6,9 @@
 - ``match``: movement plus scoring, the cube, the opening roll and match
   transitions in match play.
 - ``complete``: every case, the Position ID and XGID codecs and perft included.
+- ``bot``: for engines that choose plays (bots, a game's computer player): the chosen-play
+  form of every legal_plays case, in every scenario, must be a legal play (spec/protocol.md,
+  chosen-play); nothing else is asked.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from __future__ import annotations
 from conformance.cases import Case
 
 MOVEMENT_KINDS = frozenset({"legal_plays", "play_check", "apply_play"})
-PROFILES = ("movement", "money", "match", "complete")
+PROFILES = ("movement", "money", "match", "complete", "bot")
+#: profiles that ask the chosen-play forms of their cases alone (``selection.asked``)
+CHOSEN_ONLY = frozenset({"bot"})
 #: Capabilities an engine must declare for a profile's certificate; cases of other
 #: capabilities count only when the engine declares them. None: every capability.
 REQUIRED: dict[str, frozenset | None] = {
@@ -21,6 +26,7 @@ REQUIRED: dict[str, frozenset | None] = {
     "money": frozenset({"legal-plays", "game-result", "cube", "opening-roll"}),
     "match": frozenset({"legal-plays", "game-result", "cube", "match"}),
     "complete": None,
+    "bot": frozenset({"chosen-play"}),
 }
 
 
@@ -28,6 +34,8 @@ def in_profile(case: Case, profile: str) -> bool:
     """Whether ``case`` belongs to ``profile`` (one of PROFILES). Raises KeyError."""
     if profile not in PROFILES:
         raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    if profile in CHOSEN_ONLY:
+        return case.kind == "legal_plays"
     if profile == "complete" or case.kind in MOVEMENT_KINDS:
         return True
     if profile == "movement" or case.kind in ("codec", "perft"):

@@ -16,8 +16,8 @@ from typing import Callable, Iterable
 
 from conformance.cases import Case
 from conformance.harness.compare import Outcome, compare
-from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED, Engine
-from conformance.model import RULE_DEFAULTS
+from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED, Engine
+from conformance.model import RULE_DEFAULTS, point_name, unmarked_hit_points
 
 
 @dataclass
@@ -50,7 +50,11 @@ def engine_faults(foot: dict) -> str:
 
 
 def unsupported_reason(case: Case, info: dict) -> str | None:
-    """Why an engine described by ``info`` cannot answer ``case``, or None."""
+    """Why an engine described by ``info`` cannot answer ``case``, or None: a capability it
+    does not declare (``CAPABILITY_UNSUPPORTED``), a rule option value it does not offer
+    (``OPTION_UNSUPPORTED``), or, for an engine declaring ``"hit_marks": false``, a play whose
+    moves as written may hit on the way unsaid, which its input cannot tell from the play
+    that does (``NOTATION_UNSUPPORTED``; ``model.unmarked_hit_points``; spec: format.notation)."""
     caps = set(info.get("capabilities", []))
     missing = [c for c in case.requires if c not in caps]
     if missing:
@@ -61,6 +65,12 @@ def unsupported_reason(case: Case, info: dict) -> str | None:
         supported = options.get(name, [RULE_DEFAULTS[name]])
         if value not in supported:
             return f"{OPTION_UNSUPPORTED} {name}={value!r}"
+    if info.get("hit_marks") is False and case.steps and case.position is not None and case.dice is not None:
+        points = unmarked_hit_points(case.position, case.dice, case.steps)
+        if points:
+            where = ", ".join(point_name(p) for p in points)
+            return (f"{NOTATION_UNSUPPORTED}: {case.play} may pass {where} without hitting (as written) or hit"
+                    f" there, and its input cannot say which")
     return None
 
 

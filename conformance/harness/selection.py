@@ -4,8 +4,10 @@ re-run asks exactly what the run it checks asked.
 
 ``choose`` narrows the suite (ids, tags, spec anchors, profile, shard); ``asked`` puts what was
 chosen in the order it is asked: the cases as written, then, with scenarios, their variants
-(``scenarios.with_variants``), then the chosen-play forms of an engine that declares
-chosen-play (``runner.asked_cases``).
+(``scenarios.with_variants``), then the play checks derived from the legal_plays cases for an
+engine that declares play-check (``derived.with_play_checks``), then the chosen-play forms of an
+engine that declares chosen-play (``runner.asked_cases``). The ``bot`` profile asks the
+chosen-play forms alone (``profiles.CHOSEN_ONLY``).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from conformance.cases import Case
-from conformance.harness.profiles import in_profile
-from conformance.harness.runner import asked_cases, select
+from conformance.harness.derived import with_play_checks
+from conformance.harness.profiles import CHOSEN_ONLY, in_profile
+from conformance.harness.runner import asked_cases, chosen_play_case, select
 from conformance.harness.scenarios import with_variants
 from conformance.harness.shard import Shard
 
@@ -34,11 +37,17 @@ def choose(cases: Iterable[Case], ids: list[str] | None = None, tags: list[str] 
     return matched, chosen
 
 
-def asked(chosen: Iterable[Case], info: dict, scenarios: bool) -> list[Case]:
+def asked(chosen: Iterable[Case], info: dict, scenarios: bool, profile: str | None = None, *,
+          play_checks: bool = True) -> list[Case]:
     """The cases put to an engine described by ``info`` (its ``describe()``), in the order
     asked: ``chosen``, then with ``scenarios`` the variants of each that the engine is asked
-    (spec/protocol.md, Scenarios), then the chosen-play forms."""
+    (spec/protocol.md, Scenarios), then the derived play checks (spec/protocol.md, Derived
+    play checks; not with ``play_checks`` false), then the chosen-play forms. For a ``profile`` in ``CHOSEN_ONLY`` (``bot``):
+    the chosen-play form of each legal_plays case of ``chosen`` and of its variants, alone,
+    whatever the engine declares (an engine without chosen-play has them unsupported)."""
     chosen = list(chosen)
     if scenarios:
         chosen = with_variants(chosen, info)
-    return asked_cases(chosen, info)
+    if profile in CHOSEN_ONLY:
+        return [chosen_play_case(c) for c in chosen if c.kind == "legal_plays"]
+    return asked_cases(with_play_checks(chosen, info) if play_checks else chosen, info)

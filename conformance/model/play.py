@@ -163,6 +163,54 @@ def written_moves(text: str) -> tuple[Step, ...]:
     return tuple((a, b) for points, _marks in parse_play(text) for a, b in zip(points, points[1:]))
 
 
+def _ways(distance: int, dice: list[int], off: bool) -> list[list[int]]:
+    """The die sequences (two dice or more of ``dice``) that make a move of ``distance`` pips,
+    each as the partial sums where it stops on the way; for a bear-off (``off``) the last die
+    may be larger than what is left."""
+    out: list[list[int]] = []
+
+    def walk(done: int, left: list[int], stops: list[int]) -> None:
+        for j, die in enumerate(left):
+            if die in left[:j]:
+                continue
+            total = done + die
+            if total == distance or (off and total > distance and done < distance):
+                if stops:
+                    out.append(stops)
+            elif total < distance:
+                walk(total, left[:j] + left[j + 1:], stops + [total])
+
+    walk(0, dice, [])
+    return out
+
+
+def unmarked_hit_points(position: Position, dice: Sequence[int], steps: Iterable[Sequence[int]]) -> list[int]:
+    """The points where a play's moves as written (``steps``, as ``written_moves`` gives them)
+    could hit a blot on the way without saying so: for each move that no single die of the roll
+    makes, every point where some way of making it with several dice stops while a single
+    opposing checker stands there (after the moves written before it, where they can be made).
+    Sorted, in the mover's numbering; ``[]`` when the moves say every hit they can make.
+
+    The notation reads such a point as passed without hitting (spec: format.notation), but a
+    reader that takes only the moves' ends (an engine whose play input has no hit marks)
+    cannot tell the two plays apart: a verdict on these moves rests on notation."""
+    me, opp = list(position.mover), list(position.opponent)
+    moves = dice_moves(dice)
+    found: set[int] = set()
+    for src, dst in steps:
+        src, dst = int(src), int(dst)
+        distance = src - dst
+        single = distance in moves or (dst == OFF and any(d > distance for d in moves))
+        if distance > 0 and not single:
+            for stops in _ways(distance, moves, dst == OFF):
+                found.update(src - s for s in stops if 0 < src - s < 25 and opp[25 - (src - s)] == 1)
+        try:
+            _move(me, opp, src, dst, position.on_roll)
+        except NotationError:
+            pass
+    return sorted(found)
+
+
 def _apply_chains(position: Position, chains, order) -> Position:
     me, opp = list(position.mover), list(position.opponent)
     for i in order:

@@ -21,7 +21,7 @@ from collections import Counter
 from conformance import __version__
 
 from conformance.cases import Case, load_suite
-from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
+from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.profiles import PROFILES, in_profile
 from conformance.harness.runner import CaseResult, unsupported_reason
 from conformance.harness.scenarios import forms
@@ -55,9 +55,9 @@ def _some(keys, n: int = SHOWN) -> str:
 
 
 def _asked(suite_cases: list[Case], info: dict, *, profile: str | None, ids=None, tags=None, spec=None,
-           shard: str | None = None, scenarios: bool = True) -> list[Case]:
+           shard: str | None = None, scenarios: bool = True, play_checks: bool = True) -> list[Case]:
     _matched, chosen = choose(suite_cases, ids, tags, spec, profile, Shard.parse(shard) if shard else None)
-    return asked(chosen, info, scenarios)
+    return asked(chosen, info, scenarios, profile, play_checks=play_checks)
 
 
 def asked_for(head: dict, suite) -> list[Case]:
@@ -72,7 +72,7 @@ def asked_for(head: dict, suite) -> list[Case]:
                               + "); only a report of the bundled suite can be run again")
     return _asked(suite.cases, head["engine"], profile=picked.get("profile"), ids=picked.get("case"),
                   tags=picked.get("tag"), spec=picked.get("spec"), shard=picked.get("shard"),
-                  scenarios=bool(picked.get("scenarios")))
+                  scenarios=bool(picked.get("scenarios")), play_checks=bool(picked.get("play_checks", False)))
 
 
 def engine_differences(recorded: dict, info: dict) -> list[str]:
@@ -103,6 +103,9 @@ def _unsupported_problem(line: dict, case: Case, info: dict) -> str | None:
     if message.startswith(CAPABILITY_UNSUPPORTED):
         return (f"{name(key(line))} is unsupported with {message!r}, but the header's engine declares every"
                 f" capability the case needs ({', '.join(case.requires) or 'none'})")
+    if message.startswith(NOTATION_UNSUPPORTED):
+        return (f"{name(key(line))} is unsupported with {message!r}, but the header's engine reads hit marks or"
+                " the play as written cannot hit on the way unsaid")
     if message.startswith(OPTION_UNSUPPORTED):
         match = _OPTION.match(message[len(OPTION_UNSUPPORTED):].strip())
         if match is None or match.group(1) not in case.effective_rules \

@@ -15,6 +15,7 @@ from collections import Counter
 
 from conformance.harness.compare import STATUSES
 from conformance.reports.render import case_name
+from conformance.harness.derived import is_derived
 from conformance.harness.shard import Shard
 
 
@@ -31,13 +32,15 @@ def _same(reports: list[tuple[str, list[dict]]], what: str, get) -> None:
 
 def _unsharded(forms: list[dict], plain: list[dict]) -> list[dict]:
     """The scenario lines of shards in the order the unsharded run asks them: the scenario
-    variants case by case, then the chosen-play forms of the cases, then those of the
-    variants (``scenarios.with_variants``, ``runner.asked_cases``); the lines of one case
-    keep their order, as they come from one shard."""
+    variants case by case, then the derived play checks, then the chosen-play forms of the
+    cases, then those of the variants (``selection.asked``); the lines of one case keep their
+    order, as they come from one shard."""
     rank = {c["id"]: i for i, c in enumerate(plain)}
 
     def phase(scenario: str) -> int:
-        return 1 if scenario == "chosen-play" else 2 if scenario.startswith("chosen-play+") else 0
+        if is_derived(scenario):
+            return 1
+        return 2 if scenario == "chosen-play" else 3 if scenario.startswith("chosen-play+") else 0
 
     return sorted(forms, key=lambda c: (phase(c["scenario"]), rank.get(c["id"], len(rank))))
 

@@ -15,7 +15,7 @@ import jinja2
 import junitparser
 
 from conformance.cases import case_name as _named
-from conformance.engines.interface import CAPABILITY_UNSUPPORTED, OPTION_UNSUPPORTED
+from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.runner import engine_faults
 
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance.reports", "templates"),
@@ -57,7 +57,7 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
     crashed nor hung during it (footer ``crashes``, ``hangs``; spec/protocol.md,
     Crashes, hangs and restarts). ``faults`` is ``"25 crashes, 1 hang"`` or "". Not counted, and listed
     on the certificate as not covered: cases of rule option values the engine does
-    not offer, and cases needing a capability the profile does not require
+    not offer, plays its input cannot express (``NOTATION_UNSUPPORTED``), and cases needing a capability the profile does not require
     (``profiles.REQUIRED``: e.g. movement needs legal-plays; play checks and applied
     plays count only for engines that declare them)."""
     from conformance.harness.profiles import REQUIRED
@@ -76,6 +76,8 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
             # a value the engine does not offer is left out, unless it is the standard rule
             # (the option's default): an engine must play by the standard rules to certify
             return _is_default_value(message[len(OPTION_UNSUPPORTED):].strip())
+        if message.startswith(NOTATION_UNSUPPORTED):
+            return False  # a play its input cannot express: not the engine's verdict (spec/protocol.md, Hit marks)
         if required is not None and message.startswith(CAPABILITY_UNSUPPORTED):
             caps = message[len(CAPABILITY_UNSUPPORTED):].strip().split(", ")
             return any(cap in required for cap in caps)

@@ -40,17 +40,19 @@ def repro(case, engine_name: str) -> str:
 
 def selection(cases: list[str] | None = None, ids: list[str] | None = None, tags: list[str] | None = None,
               spec: list[str] | None = None, profile: str | None = None, scenarios: bool = False,
-              shard=None, forms: list[str] | None = None) -> dict:
+              shard=None, forms: list[str] | None = None, play_checks: bool = True) -> dict:
     """What a run asked for. ``full`` is true only for the bundled suite with no
     narrowing by id, tag or anchor (a profile does not narrow: it is what a
     certificate covers) and not one shard of it; only a full selection can certify.
     ``shard`` is a ``shard.Shard`` (recorded as ``"K/N"``; None or 1/1: the whole).
     ``forms``: the scenarios asked (``scenarios.forms``), recorded as ``scenario_forms``
-    (``[]`` when ``scenarios`` is false)."""
+    (``[]`` when ``scenarios`` is false). ``play_checks``: whether the derived play checks were
+    asked of an engine that declares play-check (``harness.derived``; ``run --no-play-checks``)."""
     part = str(shard) if shard is not None and shard.n > 1 else None
     return {"full": not (cases or ids or tags or spec or part), "cases": cases or None, "case": ids or None,
             "tag": tags or None, "spec": spec or None, "profile": profile, "scenarios": bool(scenarios),
-            "scenario_forms": list(forms or []) if scenarios else [], "shard": part}
+            "scenario_forms": list(forms or []) if scenarios else [], "play_checks": bool(play_checks),
+            "shard": part}
 
 
 def header(engine_info: dict, content_hash: str, argv: list[str] | None = None,

@@ -31,8 +31,10 @@ EXAMPLE_ENGINE = "cmd:node examples/js/engine.js"
 #: the lines between which a README holds the table (``bgconf table --write``)
 START, END = "<!-- certification:start -->", "<!-- certification:end -->"
 
-HEAD = ["| engine | version | cases | pass | fail | errored | unsupported | movement | money | match |",
-        "|---|---|---|---|---|---|---|---|---|---|"]
+HEAD = ["| engine | version | cases | pass | fail | errored | unsupported | movement | money | match | bot |",
+        "|---|---|---|---|---|---|---|---|---|---|---|"]
+#: the profiles with a column, in order
+COLUMNS = ("movement", "money", "match", "bot")
 
 
 def example_available(cwd: Path | None = None) -> bool:
@@ -56,14 +58,14 @@ def engine_row(name: str, suite) -> tuple[str, dict | None, dict]:
     "unsupported"}). An engine that cannot start is a row saying "not installed" and why; an
     engine's failure while running raises as it came."""
     from conformance.reports import render
-    from conformance.harness.profiles import in_profile
+    from conformance.harness.profiles import CHOSEN_ONLY, REQUIRED, in_profile
 
     try:
         engine = get_engine(name)
         info = engine.describe()
     except Exception as exc:  # not installed here: say so rather than guess
         why = (str(exc).splitlines() or [type(exc).__name__])[0].replace("|", "\\|")
-        return f"| {name} | not installed ({why}) |" + " |" * 8, None, {}
+        return f"| {name} | not installed ({why}) |" + " |" * (5 + len(COLUMNS)), None, {}
     written = {c.name for c in asked(suite.cases, info, scenarios=False)}  # what the counts count
     try:  # each case also in every scenario the engine is certified on, as bgconf certify asks it
         results = run_cases(engine, asked(suite.cases, info, scenarios=True))
@@ -74,9 +76,14 @@ def engine_row(name: str, suite) -> tuple[str, dict | None, dict]:
     results = [r for r in results if r.case.name in written]
     counts = {k: sum(r.status == k for r in results) for k in ("pass", "fail", "errored", "unsupported")}
     verdicts = []
-    for profile in ("movement", "money", "match"):
+    for profile in COLUMNS:
         chosen = {c.id for c in suite.cases if in_profile(c, profile)}
-        v = render.verdict([x for x in lines if x.get("type") != "case" or x["id"] in chosen], profile)
+        kinds = ("chosen_play",) if profile in CHOSEN_ONLY else None  # bot: judged on the chosen plays alone
+        if kinds and not REQUIRED[profile] <= set(info.get("capabilities", [])):
+            verdicts.append("n/a")  # an engine that does not choose plays is no bot
+            continue
+        v = render.verdict([x for x in lines if x.get("type") != "case"
+                            or (x["id"] in chosen and (kinds is None or x["kind"] in kinds))], profile)
         verdicts.append("certified" if v["certified"] else f"no ({v['must_passed']}/{v['must']})")
     row = (f"| {name} | {info.get('version', '')} | {len(results)} | {counts['pass']} | {counts['fail']} |"
            f" {counts['errored']} | {counts['unsupported']} | " + " | ".join(verdicts) + " |")

@@ -15,7 +15,10 @@ its point). When no order can be made, the sorted moves are answered as they are
 reports them.
 
 ``play_check`` is answered by gammonview's own ``is_play_legal`` on the request's moves as written
-(``steps``), not from its legal set.
+(``steps``), not from its legal set. Its play input has no hit marks (a move is ``(from, to)``, and
+gammonview documents that only the mover's checkers are followed), so the adapter declares
+``"hit_marks": false``: a play whose moves may hit on the way unsaid (``13/5`` with 6-2 and a
+blot on 7) is not asked of it (spec/protocol.md, Hit marks).
 
 Capabilities: ``legal-plays``; ``play-check``.
 """
@@ -72,6 +75,9 @@ class Adapter(ThirdPartyAdapter):
 
     NAME = NAME
     DISTRIBUTION = DISTRIBUTION
+
+    def describe(self) -> dict:
+        return {**super().describe(), "hit_marks": False}
 
     def legal_plays(self, request: dict) -> dict:
         legality = _engine()
