@@ -22,7 +22,8 @@ implementation makes:
   closed (a move passing through a closed point: move.separate-dice).
 
 Each candidate is written in the spec's notation with its hit marks (``format_play``; a move
-is never written so that a hit on the way is left unwritten: ``unmarked_hit_points``), judged by
+is never written so that a hit on the way is left unwritten: ``unmarked_hit_points``; ``play_text``),
+judged by
 ``reference_impl.check.play_check``, and kept when its verdict is new: a legal candidate only
 when it is a legal play not yet asked (two plays are the same iff they give the same position;
 spec: move.same-play), an illegal one while its reason has fewer than ``PER_REASON``
@@ -37,7 +38,7 @@ from dataclasses import replace
 from typing import Iterator, Sequence
 
 from conformance.cases import Case
-from conformance.model import (OFF, ModelError, Position, apply_steps, format_play, point_name,
+from conformance.model import (OFF, ModelError, Position, apply_steps, format_play, play_text,
                                unmarked_hit_points, written_moves)
 from reference_impl import legal_plays, play_check
 
@@ -55,38 +56,6 @@ SOURCE = ("derived from the root case's legal plays (a play is legal iff it is o
 def is_derived(scenario: str) -> bool:
     """Whether a scenario name (``check 3``, ``check 3+dice-reversed``) is a derived check's."""
     return scenario.startswith(PREFIX)
-
-
-def _text(position: Position, steps: Sequence[tuple[int, int]]) -> str:
-    """The play ``steps`` written in the spec's notation: canonical (``format_play``) when the
-    moves can be made one after the other, else each move as ``from/to``, with ``*`` on each
-    landing that hits a blot before the first move that cannot be made."""
-    try:
-        return format_play(position, steps)
-    except ModelError:
-        pass
-    words = []
-    for i, (src, dst) in enumerate(steps):
-        try:
-            hit = dst != OFF and _opposing(position, steps[:i], dst) == 1
-        except ModelError:
-            hit = False
-        words.append(f"{point_name(src)}/{point_name(dst)}{'*' if hit else ''}")
-    return " ".join(words)
-
-
-def _opposing(position: Position, made: Sequence[tuple[int, int]], point: int) -> int:
-    """How many opposing checkers stand on the mover's ``point`` after the moves ``made``
-    (each possible). Raises ModelError when one cannot be made."""
-    me, opp = list(position.mover), list(position.opponent)
-    for src, dst in made:
-        if me[src] == 0 or (dst != OFF and opp[25 - dst] >= 2):
-            raise ModelError("impossible")
-        if dst != OFF and opp[25 - dst] == 1:
-            opp[25 - dst] = 0
-        me[src] -= 1
-        me[dst] += 1
-    return opp[25 - point]
 
 
 def _candidates(position: Position, dice: tuple[int, int], legal: list[tuple]) -> Iterator[tuple]:
@@ -135,7 +104,7 @@ def play_checks(case: Case) -> list[Case]:
     per_reason: dict[str, int] = {}
     out: list[Case] = []
     for steps in _candidates(position, dice, legal):
-        text = _text(position, steps)
+        text = play_text(position, steps)
         if text in texts:
             continue
         try:
@@ -162,7 +131,7 @@ def play_checks(case: Case) -> list[Case]:
         what = "a legal play" if verdict.legal else f"illegal: {verdict.reason}"
         check = replace(case, kind="play_check", requires=("play-check",), play=text, steps=list(written),
                         expect=expect, expected=(verdict.legal, verdict.reason), scenario=f"{PREFIX}{n}",
-                        title=f"{text} with {dice[0]}-{dice[1]}: {what} (derived from {case.id})",
+                        title=f"{text}: {what} (derived from {case.id})",
                         provenance={"source": SOURCE, "root": case.id})
         out.append(check)
         if dice[0] != dice[1]:

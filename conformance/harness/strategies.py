@@ -37,8 +37,7 @@ from typing import Any, Sequence
 from hypothesis import strategies as st
 
 from conformance.model import (
-    BAR, CHECKERS, OFF, Cube, Match, ModelError, Position, RULE_DEFAULTS, dice_moves, format_play,
-    point_name,
+    BAR, CHECKERS, OFF, Cube, Match, Position, RULE_DEFAULTS, dice_moves, play_text,
     written_moves,
 )
 from conformance.harness.questions import Question
@@ -194,15 +193,6 @@ def decode_position(data: bytes, on_roll: str | None = None) -> tuple[Position, 
 
 
 # -- examples -----------------------------------------------------------------------
-def _notation(position: Position, steps: Sequence[tuple[int, int]]) -> str:
-    """Canonical notation when the steps can be played physically, else the moves
-    written one by one (a play_check candidate may be impossible)."""
-    try:
-        return format_play(position, steps)
-    except ModelError:
-        return " ".join(f"{point_name(a)}/{point_name(b)}" for a, b in steps) or "none"
-
-
 def _walk(position: Position, roll: Sequence[int], data: bytes) -> list[tuple[int, int]]:
     """A rule-blind play: for each die in turn, a checker chosen by a byte moves by
     it (physically; it stops at a point held by two or more, after landing there)."""
@@ -350,7 +340,7 @@ def decode_example(kind: str, data: bytes, rule_options: dict | None = None) -> 
         return Question(kind, position, roll, scenario=scenario)
     if kind == "play_check":
         steps = _candidate(position, roll, data[POSITION_BYTES:POSITION_BYTES + 6])
-        play = _notation(position, steps)
+        play = play_text(position, steps)
         return Question(kind, position, roll, play=play, steps=list(written_moves(play)), scenario=scenario)
     raise ValueError(f"no examples for kind {kind!r}; kinds: {', '.join(KINDS)}")
 

@@ -23,6 +23,7 @@ from .play import (
     notation_to_position,
     parse_dice,
     parse_play,
+    play_text,
     play_to_position,
     point_name,
     unmarked_hit_points,
@@ -43,6 +44,6 @@ __all__ = [
     "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
-    "point_name", "unmarked_hit_points", "read_position", "EVENT_TYPES", "parse_event", "swap_event", "written_moves",
+    "point_name", "play_text", "unmarked_hit_points", "read_position", "EVENT_TYPES", "parse_event", "swap_event", "written_moves",
     "RESULT_EVENT_TYPES", "Event", "GameRecord", "MatchRecord", "RecordError", "Source",
 ]

@@ -290,3 +290,25 @@ def format_play(position: Position, steps: Sequence[Sequence[int]]) -> str:
         n = len(list(group))
         out.append(text if n == 1 else f"{text}({n})")
     return " ".join(out) if out else "none"
+
+
+def play_text(position: Position, steps: Sequence[Sequence[int]]) -> str:
+    """The notation of any step list, possible or not: ``format_play`` when the steps can be
+    made one after the other, else each move written as ``from/to``, with ``*`` on each landing
+    that hits a blot before the first move that cannot be made (a play_check candidate may be
+    impossible). ``none`` for no step. Never raises for points 0..25."""
+    try:
+        return format_play(position, steps)
+    except NotationError:
+        pass
+    me, opp = list(position.mover), list(position.opponent)
+    words, possible = [], True
+    for src, dst in steps:
+        hit = False
+        if possible:
+            try:
+                hit = _move(me, opp, src, dst, position.on_roll)
+            except NotationError:
+                possible = False
+        words.append(f"{point_name(src)}/{point_name(dst)}{'*' if hit else ''}")
+    return " ".join(words) or "none"
