@@ -5,6 +5,9 @@
   ``--junitxml`` work as usual.
 - Any ``*.bgcase.yaml`` file under the collected paths is collected too (run on
   ``--bg-engine``, or on the reference engine when none is given).
+- With ``--bg-engine`` the items are what ``bgconf run`` asks (``selection.asked``): the cases,
+  with ``--bg-scenarios`` their scenarios, the play checks derived from each legal_plays case
+  for an engine that declares play-check (``bg-7Q3K[check 3]``), the chosen-play forms.
 - Each case tag becomes a marker (``-m bear_off``), and so does the kind.
 - A failure shows the board diagram, the dice, the spec clause and the missing
   and extra plays; an unsupported case is skipped with the reason.
@@ -26,7 +29,9 @@ from conformance.harness.compare import compare
 from conformance.engines.interface import EngineNotFound, EngineStartError
 from conformance.engines.registry import start_engine
 from conformance.reports.report import failure_text
-from conformance.harness.runner import CaseResult, asked_cases, unsupported_reason
+from conformance.harness.runner import CaseResult, unsupported_reason
+from conformance.harness.scenarios import with_variants
+from conformance.harness.selection import asked
 
 _ENGINES = pytest.StashKey[dict]()
 
@@ -128,13 +133,12 @@ class BgCaseFile(pytest.File):
         if errors:
             # the file's good cases still run; its problems fail one item of their own
             yield BgLoadErrors.from_parent(self, name="load-errors", errors=errors)
-        if self.config.getoption("--bg-scenarios"):
-            from conformance.harness.scenarios import variants
-
-            info = _start_engine(self.config, self.config.getoption("--bg-engine") or "reference")[1]
-            cases = cases + [v for c in cases for v in variants(c, info)]
+        scenarios = self.config.getoption("--bg-scenarios")
         if self.config.getoption("--bg-engine"):
-            cases = asked_cases(cases, _start_engine(self.config, self.config.getoption("--bg-engine"))[1])
+            # what bgconf run asks: the cases, their scenarios, the derived play checks, the chosen plays
+            cases = asked(cases, _start_engine(self.config, self.config.getoption("--bg-engine"))[1], scenarios)
+        elif scenarios:
+            cases = with_variants(cases, _start_engine(self.config, "reference")[1])
         for case in cases:
             item = BgCaseItem.from_parent(self, name=case.name, case=case)
             item.add_marker(pytest.mark.bgconf)

@@ -26,9 +26,11 @@ def test_user_case_files_are_collected_and_failures_are_explained(pytester):
     pytester.makefile(".bgcase.yaml", mine=CASE)
     result = run(pytester, "--bg-engine", "python:engines_for_tests:no_larger_die", "--bg-no-suite",
                  "mine.bgcase.yaml", "--junitxml=out.xml")
-    # the mutant also judges the smaller die legal, so both cases fail
-    result.assert_outcomes(failed=2)
+    # the mutant also judges the smaller die legal, so both cases fail, and so does the play check
+    # derived from bg-GQQD that asks the smaller die alone, in both dice orders
+    result.assert_outcomes(failed=4, passed=12)
     text = result.stdout.str()
+    assert "FAILED mine.bgcase.yaml::bg-GQQD[check 4]" in text
     assert "mine.bgcase.yaml::bg-GQQD" in text
     assert "X on roll" in text and "dice 6-5" in text
     assert "spec move.larger-die" in text
