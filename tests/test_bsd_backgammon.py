@@ -148,7 +148,7 @@ def test_the_suite_on_bsd_backgammon_with_its_known_bugs(bsd, tmp_path):
     report = tmp_path / "r.jsonl"
     proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--engine", "bsd-backgammon",
                            "--expectations", str(EXPECTATIONS), "--report", str(report)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=2400)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     rows = [json.loads(x) for x in report.read_text().splitlines() if '"type": "case"' in x or '"case"' in x]
     cases = [r for r in rows if r.get("type") == "case"]

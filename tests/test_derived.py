@@ -11,7 +11,7 @@ from test_cli import bgconf
 from conformance.cases import load_suite
 from conformance.cli import main
 from conformance.engines.interface import NOTATION_UNSUPPORTED
-from conformance.harness.derived import PER_REASON, is_derived, play_checks
+from conformance.harness.derived import PER_REASON, SHAPES, is_derived, play_checks
 from conformance.harness.runner import run_cases, unsupported_reason
 from conformance.harness.selection import asked
 from conformance.harness.strategies import positions, rolls
@@ -74,7 +74,14 @@ def test_checks_come_in_both_dice_orders_with_unique_names_and_few_of_each_reaso
             for a, b in zip(checks[::2], checks[1::2]):
                 assert b.scenario == a.scenario + "+dice-reversed" and b.dice == a.dice[::-1] and b.play == a.play
         reasons = Counter(c.expected[1] for c in plain if not c.expected[0])
-        assert all(n <= PER_REASON for n in reasons.values())
+        assert all(n <= PER_REASON * len(SHAPES) for n in reasons.values())
+
+
+def test_bearing_off_with_one_die_where_both_can_be_used_is_asked():
+    # bg-GHJ4: the last checker on 4 with 4-2 must go 4/2*/off; 4/off and 4/2* are near misses
+    checks = {c.play: c.expected for c in play_checks(BY_ID["bg-GHJ4"]) if not c.scenario.endswith("reversed")}
+    assert checks["4/2*/off"] == (True, None)
+    assert checks["4/off"] == checks["4/2*"] == checks["none"] == (False, "must-use-more-dice")
 
 
 def test_the_near_misses_cover_the_rules_that_forbid_a_play():

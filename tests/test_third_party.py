@@ -114,7 +114,7 @@ def test_known_rule_bugs_are_caught(name, tmp_path):
     got = {}
     for line in report.read_text().splitlines():
         row = json.loads(line)
-        if row.get("type") == "case":
+        if row.get("type") == "case" and not row["scenario"]:  # the cases as written
             got[row["id"]] = row["status"]
     assert got == KNOWN_BUGS[name], proc.stdout
 
@@ -139,10 +139,10 @@ def test_whole_suite_equals_the_recorded_expectations(name, tmp_path):
     statuses = {}
     for line in report.read_text().splitlines():
         row = json.loads(line)
-        if row.get("type") == "case":
-            statuses[row["id"]] = row["status"]
-    assert {cid for cid, st in statuses.items() if st == "xfail"} == set(expected.xfail)
-    assert set(statuses.values()) <= {"pass", "unsupported", "xfail"}
+        if row.get("type") == "case":  # every form of a case: as written, derived play checks...
+            statuses.setdefault(row["id"], set()).add(row["status"])
+    assert {cid for cid, st in statuses.items() if "xfail" in st} == set(expected.xfail)
+    assert set().union(*statuses.values()) <= {"pass", "unsupported", "xfail"}
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ A legal_plays case states the whole set of legal plays for one position and roll
 states the verdict on any play of that roll: each legal play is legal, and any other play is
 not. ``play_checks(case)`` asks that of engines that judge plays (``play-check``) without
 listing them: every legal play of the position (``legal: true``), then the illegal near
-misses the reference names by rule, at most ``PER_REASON`` for each reason it gives
-(``reference_impl.check.REASONS``). The candidate near misses are the plays a careless
+misses the reference names by rule, at most ``PER_REASON`` of each shape below for each reason
+it gives (``reference_impl.check.REASONS``). The candidate near misses are the plays a careless
 implementation makes:
 
 - a legal play with its last moves left out (fewer dice than the roll allows:
@@ -26,7 +26,7 @@ is never written so that a hit on the way is left unwritten: ``unmarked_hit_poin
 judged by
 ``reference_impl.check.play_check``, and kept when its verdict is new: a legal candidate only
 when it is a legal play not yet asked (two plays are the same iff they give the same position;
-spec: move.same-play), an illegal one while its reason has fewer than ``PER_REASON``
+spec: move.same-play), an illegal one while its shape and reason have fewer than ``PER_REASON``
 examples. The checks are numbered from 1 in that order and named after their root case,
 ``bg-7Q3K[check 3]``, and each is also asked with the dice in the other order
 (``bg-7Q3K[check 3+dice-reversed]``), which must not change the verdict.
@@ -42,8 +42,11 @@ from conformance.model import (OFF, ModelError, Position, apply_steps, format_pl
                                unmarked_hit_points, written_moves)
 from reference_impl import legal_plays, play_check
 
-#: at most this many illegal near misses of each reason per root case
-PER_REASON = 2
+#: at most this many illegal near misses of each shape (no play, cut short, one die, wrong length,
+#: other checker, through) and reason per root case
+PER_REASON = 1
+#: the shapes of near miss, in the order they are tried
+SHAPES = ("no play", "cut short", "one die", "wrong length", "other checker", "through")
 #: reasons not asked: a move from a point the mover has no checker on is not a play at all
 SKIPPED = frozenset({"no-checker"})
 #: the scenario prefix of a derived check: ``check 3``
@@ -58,34 +61,35 @@ def is_derived(scenario: str) -> bool:
     return scenario.startswith(PREFIX)
 
 
-def _candidates(position: Position, dice: tuple[int, int], legal: list[tuple]) -> Iterator[tuple]:
-    """The plays to judge, as step tuples, legal plays first (see the module docstring)."""
-    yield from legal
+def _candidates(position: Position, dice: tuple[int, int], legal: list[tuple]) -> Iterator[tuple[str, tuple]]:
+    """The plays to judge, as ``(kind, steps)``, legal plays first (see the module docstring)."""
+    for steps in legal:
+        yield "legal", steps
     if any(legal):
-        yield ()
+        yield "no play", ()
     for steps in legal:
         for k in range(len(steps) - 1, 0, -1):
-            yield steps[:k]
+            yield "cut short", steps[:k]
     me = position.mover
     sources = [p for p in range(25, 0, -1) if me[p]]
     for die in sorted(set(dice), reverse=True):
         for src in sources:
-            yield ((src, max(src - die, OFF)),)
+            yield "one die", ((src, max(src - die, OFF)),)
     for steps in legal:
         for i, (src, dst) in enumerate(steps):
             for shifted in (dst - 1, dst + 1):
                 if 0 <= shifted < src and shifted != dst:
-                    yield steps[:i] + ((src, shifted),) + steps[i + 1:]
+                    yield "wrong length", steps[:i] + ((src, shifted),) + steps[i + 1:]
             die = src - dst
             if dst != OFF:
                 for other in sources:
                     if other != src and other - die >= OFF:
-                        yield steps[:i] + ((other, other - die),) + steps[i + 1:]
+                        yield "other checker", steps[:i] + ((other, other - die),) + steps[i + 1:]
     if dice[0] != dice[1]:
         total = dice[0] + dice[1]
         for src in sources:
             if src - total >= 1:
-                yield ((src, src - total),)
+                yield "through", ((src, src - total),)
 
 
 def play_checks(case: Case) -> list[Case]:
@@ -101,9 +105,9 @@ def play_checks(case: Case) -> list[Case]:
     legal = sorted((tuple(map(tuple, s)) for s in plays.values()), key=lambda s: format_play(position, s))
     asked_positions: set = set()
     texts: set = set()
-    per_reason: dict[str, int] = {}
+    per_reason: dict[tuple[str, str], int] = {}
     out: list[Case] = []
-    for steps in _candidates(position, dice, legal):
+    for shape, steps in _candidates(position, dice, legal):
         text = play_text(position, steps)
         if text in texts:
             continue
@@ -122,9 +126,10 @@ def play_checks(case: Case) -> list[Case]:
                 continue
             asked_positions.add(result)
         else:
-            if per_reason.get(verdict.reason, 0) >= PER_REASON:
+            key = (shape, verdict.reason)
+            if per_reason.get(key, 0) >= PER_REASON:
                 continue
-            per_reason[verdict.reason] = per_reason.get(verdict.reason, 0) + 1
+            per_reason[key] = per_reason.get(key, 0) + 1
         texts.add(text)
         expect = {"legal": True} if verdict.legal else {"legal": False, "reason": verdict.reason}
         n = len(out) // (1 if dice[0] == dice[1] else 2) + 1
