@@ -48,17 +48,7 @@ def test_every_legal_play_of_every_legal_plays_case_is_asked_and_every_verdict_f
             assert (reason is None) == ok and (ok or reason in REASONS)
             if ok:
                 asked_legal.add(reached)
-        # every legal play is asked, except one written with a hit on the way left unsaid
-        unasked = legal - asked_legal
-        for position in unasked:
-            steps = legal_plays(case.position, case.dice)[position]
-            assert unmarked_hit_points(case.position, case.dice, written_moves(_canonical(case.position, steps)))
-
-
-def _canonical(position, steps):
-    from conformance.model import format_play
-
-    return format_play(position, steps)
+        assert asked_legal == legal, case.id  # every legal play is asked
 
 
 def test_checks_come_in_both_dice_orders_with_unique_names_and_few_of_each_reason():
@@ -107,7 +97,6 @@ def test_derived_verdicts_follow_from_the_legal_set_on_random_positions(position
         except ValueError:
             reached = None
         assert ok == (reached in legal), (position, dice, check.play)
-        assert not unmarked_hit_points(position, dice, written_moves(check.play))
 
 
 def test_a_move_that_may_hit_on_the_way_unsaid_is_found():
@@ -116,6 +105,10 @@ def test_a_move_that_may_hit_on_the_way_unsaid_is_found():
     assert unmarked_hit_points(ndf8.position, ndf8.dice, ndf8.steps) == [7]
     assert unmarked_hit_points(rlkw.position, rlkw.dice, rlkw.steps) == []  # 13/8/5: every stop written
     assert unmarked_hit_points(ndf8.position, ndf8.dice, [(13, 7), (7, 5)]) == []
+    # bg-JG27: 4/off with 4-2 is the 4 alone, or 4/2/off hitting o's blot on 2 on the way
+    jg27 = BY_ID["bg-JG27"]
+    assert unmarked_hit_points(jg27.position, jg27.dice, jg27.steps) == [2]
+    assert unmarked_hit_points(jg27.position, jg27.dice, [(4, 2), (2, 0)]) == []
 
 
 def test_an_engine_without_hit_marks_is_not_asked_plays_that_rest_on_them():

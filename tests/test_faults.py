@@ -56,8 +56,9 @@ def engine_command(fault: str, log: Path, *extra: str, wrapper: bool = False) ->
 
 
 def bgconf_argv(engine: str, report: Path, *args: str) -> list[str]:
+    # the fault cases as written, one request each (the derived play checks are tested elsewhere)
     return [sys.executable, "-m", "conformance.cli", "run", "--engine", engine, "--cases", str(CASES),
-            "--report", str(report), *args]
+            "--no-play-checks", "--report", str(report), *args]
 
 
 def env() -> dict:
@@ -588,7 +589,8 @@ def test_the_whole_suite_report_validates(tmp_path):
     check_report(lines, selected=None)
     assert lines[-1]["selected"] == lines[-1]["total"] == lines[-1]["counts"]["pass"] > 100
     assert lines[0]["selection"] == {"full": True, "cases": None, "case": None, "tag": None, "spec": None,
-                                     "profile": None, "scenarios": False, "scenario_forms": [], "shard": None}
+                                     "profile": None, "scenarios": False, "scenario_forms": [], "play_checks": True,
+                                     "shard": None}
     assert lines[-1]["restarts"] == 0 and lines[-1]["warnings"] == [] and lines[-1]["incomplete"] is False
 
 
@@ -610,6 +612,6 @@ def test_a_failing_engines_report_validates(tmp_path):
     path.write_text(CASE)
     proc, lines = _reference_run(tmp_path, engine="python:engines_for_tests:no_larger_die", cases=[path])
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
-    check_report(lines, selected=2)
+    check_report(lines, selected=16)  # the two cases and the 14 play checks derived from bg-GQQD
     failed = [x for x in lines[1:-1] if x["status"] == "fail"]
     assert failed and all({"title", "clauses", "repro"} <= set(x) for x in failed)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from browser import chromium
+from conformance.cases import case_name
 from conformance.cli import main
 from conformance.reports.report import load_report
 
@@ -40,7 +41,8 @@ def site(tmp_path_factory):
 
 
 def cases_of(lines):
-    return {c["id"]: c for c in lines if c["type"] == "case"}
+    """name (``bg-7Q3K``, ``bg-7Q3K[check 3]``) -> case line of a report."""
+    return {case_name(c["id"], c["scenario"]): c for c in lines if c["type"] == "case"}
 
 
 def test_matrix_json_matches_the_reports(site):
@@ -49,7 +51,7 @@ def test_matrix_json_matches_the_reports(site):
     assert [e["counts"] for e in data["engines"]] == [r[-1]["counts"] for r in reports]
     by_id = [cases_of(r) for r in reports]
     for case in data["cases"]:
-        assert case["statuses"] == [b[case["id"]]["status"] if case["id"] in b else None for b in by_id]
+        assert case["statuses"] == [b[case["name"]]["status"] if case["name"] in b else None for b in by_id]
         assert case["fails_in"] == sum(s in BAD for s in case["statuses"])
     assert {(directory / "cases").iterdir().__next__().suffix} == {".html"}
 

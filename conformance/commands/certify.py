@@ -148,7 +148,8 @@ def _verify(path: str, args=None) -> int:
         else:
             print(f"verified {path}: {who} is certified for profile {profile} on all {checked['cases']} cases of"
                   f" suite {__version__} (content hash {checked['content_hash'][:12]}) in"
-                  f" {checked['asked']} case lines (scenarios {', '.join(checked['scenarios'])});"
+                  f" {checked['asked']} case lines (scenarios {', '.join(checked['scenarios'])}"
+                  + (f"; {checked['derived']} derived play checks" if checked.get("derived") else "") + ");"
                   f" {checked['why']}" + ("" if rerun else "; that the engine gives these answers only"
                                                              " --rerun --engine E shows"))
         code = EXIT_FAILED if problems else EXIT_OK

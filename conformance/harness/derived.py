@@ -21,9 +21,9 @@ implementation makes:
 - for a roll of two numbers, one checker moved by the sum with both intermediate points
   closed (a move passing through a closed point: move.separate-dice).
 
-Each candidate is written in the spec's notation with its hit marks (``format_play``; a move
-is never written so that a hit on the way is left unwritten: ``unmarked_hit_points``; ``play_text``),
-judged by
+Each candidate is written in the spec's notation with its hit marks (``format_play``,
+``play_text``; an engine whose input has no hit marks is not asked the ones whose moves could hit
+on the way unsaid: ``runner.unsupported_reason``), judged by
 ``reference_impl.check.play_check``, and kept when its verdict is new: a legal candidate only
 when it is a legal play not yet asked (two plays are the same iff they give the same position;
 spec: move.same-play), an illegal one while its shape and reason have fewer than ``PER_REASON``
@@ -39,7 +39,7 @@ from typing import Iterator, Sequence
 
 from conformance.cases import Case
 from conformance.model import (OFF, ModelError, Position, apply_steps, format_play, play_text,
-                               unmarked_hit_points, written_moves)
+                               written_moves)
 from reference_impl import legal_plays, play_check
 
 #: at most this many illegal near misses of each shape (no play, cut short, one die, wrong length,
@@ -115,8 +115,6 @@ def play_checks(case: Case) -> list[Case]:
             written = written_moves(text)
         except ModelError:
             continue
-        if unmarked_hit_points(position, dice, written):
-            continue  # the verdict would rest on how a hit on the way is written
         verdict = play_check(position, dice, written)
         if verdict.reason in SKIPPED:
             continue

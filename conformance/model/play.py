@@ -187,8 +187,8 @@ def _ways(distance: int, dice: list[int], off: bool) -> list[list[int]]:
 def unmarked_hit_points(position: Position, dice: Sequence[int], steps: Iterable[Sequence[int]]) -> list[int]:
     """The points where a play's moves as written (``steps``, as ``written_moves`` gives them)
     could hit a blot on the way without saying so: for each move that no single die of the roll
-    makes, every point where some way of making it with several dice stops while a single
-    opposing checker stands there (after the moves written before it, where they can be made).
+    makes, and each bear-off (``4/off`` with 4-2 is the 4 alone, or 4/2/off), every point where
+    some way of making it with several dice stops while a single opposing checker stands there (after the moves written before it, where they can be made).
     Sorted, in the mover's numbering; ``[]`` when the moves say every hit they can make.
 
     The notation reads such a point as passed without hitting (spec: format.notation), but a
@@ -200,8 +200,9 @@ def unmarked_hit_points(position: Position, dice: Sequence[int], steps: Iterable
     for src, dst in steps:
         src, dst = int(src), int(dst)
         distance = src - dst
-        single = distance in moves or (dst == OFF and any(d > distance for d in moves))
-        if distance > 0 and not single:
+        # a move to a point is one die or several; a bear-off may be one die (exact or higher) or
+        # several dice with stops on the way, and a reader of its two ends cannot tell which
+        if distance > 0 and (dst == OFF or distance not in moves):
             for stops in _ways(distance, moves, dst == OFF):
                 found.update(src - s for s in stops if 0 < src - s < 25 and opp[25 - (src - s)] == 1)
         try:

@@ -22,6 +22,7 @@ from conformance import __version__
 
 from conformance.cases import Case, load_suite
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED
+from conformance.harness.derived import is_derived
 from conformance.harness.profiles import PROFILES, in_profile
 from conformance.harness.runner import CaseResult, unsupported_reason
 from conformance.harness.scenarios import forms
@@ -120,11 +121,11 @@ def verify_report(lines: list[dict], engine_info: dict | None = None) -> dict:
     bundled suite (what a certificate is: README.md, "Certification")::
 
         {"problems": [str, ...], "who": "NAME VERSION", "profile": str, "cases": n,
-         "asked": n, "scenarios": [str, ...], "content_hash": str, "why": str}
+         "asked": n, "derived": n, "scenarios": [str, ...], "content_hash": str, "why": str}
 
     ``problems`` is empty when the certificate holds; ``cases`` counts the cases of the
     profile, ``asked`` the case lines a certificate of it has (every scenario, the chosen-play
-    forms), ``scenarios`` the scenarios covered, ``why`` is the verdict's reason.
+    forms), ``derived`` how many of those are derived play checks, ``scenarios`` the scenarios covered, ``why`` is the verdict's reason.
     ``engine_info``: the ``describe()`` of the engine the user named; every field must equal
     the header's. Raises NotACertificate (the message says why) and KeyError, TypeError,
     AttributeError or ValueError for a report of the wrong shape."""
@@ -216,6 +217,7 @@ def verify_report(lines: list[dict], engine_info: dict | None = None) -> dict:
     if not problems and not v["certified"]:
         problems.append(f"the verdict is not certified: {v['why']}")
     return {"problems": problems, "who": who, "profile": profile, "cases": len(want), "asked": len(expected),
+            "derived": sum(is_derived(k[1]) for k in expected),
             "scenarios": forms(info), "content_hash": suite.content_hash, "why": v["why"]}
 
 
