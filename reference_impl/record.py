@@ -161,6 +161,35 @@ def recorded_play(position: Position, dice: Sequence[int], segments: Sequence[Se
     return RecordedPlay(verdict, result)
 
 
+def as_written_reason(dice: Sequence[int], segments: Sequence[Sequence[int]]) -> str | None:
+    """Why a record's play breaks a movement rule before any position is looked at: ``not-a-roll``
+    (a die outside 1..6; spec: record.events), ``backward-move`` (a move that does not go
+    forward; spec: move.direction); None for a play that ``recorded_play`` can judge."""
+    if len(dice) != 2 or any(not 1 <= d <= 6 for d in dice):
+        return "not-a-roll"
+    if any(b >= a for a, b in segments):
+        return "backward-move"
+    return None
+
+
+def as_written(position: Position, segments: Sequence[Sequence[int]]) -> Position | None:
+    """The position a record's moves leave, direction and dice aside, when some order of them can
+    be made physically (a checker on each source, no landing held by two or more, a blot there
+    hit); turn passed. None when no order can: the position after the play is not determined."""
+    segs = [(int(a), int(b)) for a, b in segments]
+    for order in _orders(segs):
+        me, opp = list(position.mover), list(position.opponent)
+        for a, b in order:
+            if not (1 <= a <= 25 and 0 <= b <= 24) or me[a] == 0 or (b != OFF and opp[25 - b] >= 2):
+                break
+            if b != OFF and opp[25 - b] == 1:
+                opp[25 - b], opp[25] = 0, opp[25] + 1
+            me[a], me[b] = me[a] - 1, me[b] + 1
+        else:
+            return _after(position, me, opp)
+    return None
+
+
 def crawford_states(length: int, scores: Sequence[Sequence[int]], rules: dict) -> list[Match]:
     """The match state of each game of a match from the score history alone.
 
@@ -194,9 +223,10 @@ def counted_points(points: int, winner: str, match: Match) -> int:
 #: reason codes of the refusals made here (the others come from play_check and cube_action):
 #: an event at the wrong moment or out of turn, an opening throw not thrown again, an event
 #: after the game or match is over; a recorded result before the game is over, with the
-#: wrong winner or the wrong points
+#: wrong winner or the wrong points; a record's play that breaks a movement rule as written
+#: (``as_written_reason``)
 RECORD_REASONS = ("wrong-moment", "not-your-turn", "wrong-dice", "game-over", "match-over", "not-over",
-                  "wrong-winner", "wrong-points")
+                  "wrong-winner", "wrong-points", "not-a-roll", "backward-move")
 _CUBE_EVENTS = ("double", "take", "drop", "beaver", "raccoon")
 _RESULTS = ("single", "gammon", "backgammon")
 #: the rules a replay composes (a mutant engine passes altered ones to ``replay``)
@@ -401,6 +431,10 @@ def _play(state: State, dice: tuple[int, int], event: Event, rules: dict, fns: S
     record's play: ``recorded_play``); the game ends with the fifteenth checker off
     (bearoff.last-checker, score.end)."""
     if state.record:
+        unread = as_written_reason(dice, event.steps)
+        if unread:
+            result = as_written(state.position, event.steps)
+            raise _Refused(unread, played=None if result is None else _played(state, result, rules, fns))
         judged = recorded_play(state.position, dice, event.steps)
         if not judged.verdict.legal:
             played = None if judged.result is None else _played(state, judged.result, rules, fns)

@@ -20,7 +20,6 @@ def run_report(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def replay_report(tmp_path_factory):
-    pytest.importorskip("gvformat", reason="bgconf replay needs the gammonview library")
     path = tmp_path_factory.mktemp("readers") / "replay.jsonl"
     record = min(DATA.glob("*.mat"))
     assert main(["replay", "--quiet", "--report", str(path), str(record)]) in (0, 1)

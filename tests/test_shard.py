@@ -156,7 +156,6 @@ def test_the_shards_of_a_playout_play_its_games(tmp_path, capsys):
 
 
 def test_the_shards_of_a_replay_judge_its_files(tmp_path):
-    pytest.importorskip("gvformat", reason="bgconf replay needs the gammonview library (pip install 'bgconf[replay]')")
     folder = HERE / "data" / "matches"
     seen = []
     for k in (1, 2, 3):

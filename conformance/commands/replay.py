@@ -37,10 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance.harness.record_judge import (
-    FileResult, Finding, event_text, file_summary, record_files, replay_files, segments_text,
+    FileResult, Finding, counted, event_text, file_summary, record_files, replay_files, segments_text,
 )
 from conformance.harness.questions import Question
-from conformance.harness.record_reader import RecordError, _library
 from conformance.model import effective_rules, parse_play
 
 from reference_impl.game import cube_action, game_result
@@ -189,11 +188,14 @@ def _replay(args, outputs) -> int:
     from conformance.reports.files import OutputError
     from conformance.reports.report import ReportWriter
 
-    try:
-        _library()
-    except RecordError as exc:
-        err(exc.message)
-        return EXIT_USAGE
+    files, problems = record_files(args.files)
+    if args.shard.n > 1:  # shard K of N of the files in sorted order, as run --shard takes the suite's
+        ordered = sorted(files, key=str)
+        files = [f for i, f in enumerate(ordered) if args.shard.owns(i)]
+        if ordered and not files:
+            err(f"--shard {args.shard}: this shard has no record file: {counted(len(ordered), 'file')} named;"
+                f" give N at most {len(ordered)}")
+            return EXIT_USAGE
     engine = info = None
     if args.engine:
         try:
@@ -208,8 +210,6 @@ def _replay(args, outputs) -> int:
             engine.close()
         return EXIT_USAGE
     report.write(_header(args))
-    files, problems = record_files(args.files)
-    files = [f for i, f in enumerate(files) if args.shard.owns(i)]
     done: list[FileResult] = []
     mismatches: list[str] = []
     wanted: list[str] = []
@@ -243,14 +243,15 @@ def _replay(args, outputs) -> int:
         if engine is not None:
             engine.close()
     totals = {k: sum(getattr(r, k) for r in done) for k in ("games", "plays", "no_plays", "cube_actions",
-                                                          "illegal", "errors")}
+                                                          "illegal", "errors", "unjudged")}
     totals["errors"] += len(problems)
     report.write({"type": "footer", "files": len(done), **totals, "mismatches": len(mismatches),
                   "wall_s": round(time.perf_counter() - t0, 3), "interrupted": interrupted or False})
     report.close()
-    print(f"{len(done)} file{'s' * (len(done) != 1)}: {totals['games']} games, {totals['plays']} plays,"
-          f" {totals['cube_actions']} cube actions, {totals['illegal']} illegal events, {totals['errors']} record"
-          f" errors" + (f", {len(mismatches)} mismatches with {args.engine}" if engine is not None else ""))
+    print(f"{counted(len(done), 'file')}: {counted(totals['games'], 'game')}, {counted(totals['plays'], 'play')},"
+          f" {counted(totals['cube_actions'], 'cube action')}, {counted(totals['illegal'], 'illegal event')},"
+          f" {counted(totals['errors'], 'record error')}" + (f", {totals['unjudged']} unjudged" if totals['unjudged'] else "")
+          + (f", {counted(len(mismatches), 'mismatch', 'mismatches')} with {args.engine}" if engine is not None else ""))
     ok_written = True
     if interrupted and not done:  # nothing judged: every output stays as it was
         outputs.discard()
@@ -274,7 +275,7 @@ def _replay(args, outputs) -> int:
         outputs.discard()
         err("no output was replaced")
     if ok_written and args.write_cases:
-        print(f"wrote {len(wanted)} case(s) to {args.write_cases}")
+        print(f"wrote {counted(len(wanted), 'case')} to {args.write_cases}")
     if interrupted:
         return EXIT_SIGNAL[interrupted]
     if totals["illegal"] or mismatches:
@@ -285,12 +286,14 @@ def _replay(args, outputs) -> int:
 
 
 def _illegal_cases(r: FileResult) -> list[str]:
-    """A play_check case for every illegal play of a file (the reference's verdict)."""
+    """A play_check case for every illegal play and "no play" of a file (the reference's verdict),
+    but a play written with a die outside 1..6 or a backward move, which no case can state."""
+    illegal = [e for e in r.events if e.level == "illegal" and e.kind in ("play", "no-play")
+               and e.reason not in ("not-a-roll", "backward-move")]
     questions = [Question("play_check", file=r.file, game=e.game, move=e.move, line=e.line, position=e.position,
-                          dice=e.dice, play=None, steps=None)
-                 for e in r.events if e.level == "illegal" and e.kind == "play"]
+                          dice=e.dice, play=None, steps=None) for e in illegal]
     out = []
-    for q, e in zip(questions, [e for e in r.events if e.level == "illegal" and e.kind == "play"]):
+    for q, e in zip(questions, illegal):
         q.steps = _steps_of(e)
         q.play = segments_text(q.steps)
     for _q, text in question_cases(questions, r.file + ":illegal"):

@@ -35,6 +35,7 @@ REASON_ANCHORS = {
     "blocked-point": "move.open-point", "bear-off-not-allowed": "bearoff.all-home",
     "bear-off-higher-checker": "bearoff.higher-die", "must-use-larger-die": "move.larger-die",
     "must-use-more-dice": "move.maximum-dice",
+    "backward-move": "move.direction", "not-a-roll": "record.events",  # a record's play as written
 }
 #: the reason code of a refused cube action -> the rule behind it
 CUBE_REASON_ANCHORS = {

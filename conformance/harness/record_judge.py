@@ -78,15 +78,18 @@ class Finding:
 
 @dataclass
 class FileResult:
-    """One record's counts (games, plays, no plays, cube actions, illegal events, errors) and
-    its events (Finding); ``questions`` (made by the ``question`` factory of ``judge_record``)
-    when asked for; ``results``: each game's recorded result ``{game, winner, points}``."""
+    """One record's counts (games, plays, no plays, cube actions, illegal events, errors, and
+    ``unjudged``: the events of a game after the point where it can no longer be followed, a
+    line that cannot be read or a play whose moves cannot be made) and its events (Finding);
+    ``questions`` (made by the ``question`` factory of ``judge_record``) when asked for;
+    ``results``: each game's recorded result ``{game, winner, points}``."""
 
     file: str
     games: int = 0
     plays: int = 0
     no_plays: int = 0
     cube_actions: int = 0
+    unjudged: int = 0
     events: list[Finding] = field(default_factory=list)
     questions: list = field(default_factory=list)
     results: list[dict] = field(default_factory=list)
@@ -102,7 +105,7 @@ class FileResult:
     def to_json(self) -> dict:
         return {"type": "file", "file": self.file, "games": self.games, "plays": self.plays,
                 "no_plays": self.no_plays, "cube_actions": self.cube_actions, "illegal": self.illegal,
-                "errors": self.errors}
+                "errors": self.errors, "unjudged": self.unjudged}
 
 
 def segments_text(segments) -> str:
@@ -137,13 +140,21 @@ class _GameJudging:
         self.unfinished = False  # a money session stopped on a roll shown but not played
         self.result: dict | None = None
         self.judge = {"play": self._play, "double": self._double, "take": self._answer, "drop": self._answer,
-                      "resign": self._resign, "win": self._win}
+                      "beaver": self._answer, "raccoon": self._answer, "resign": self._resign, "win": self._win}
 
     def finding(self, level: str, event: Event | None, message: str, **kw) -> Finding:
         e = Finding(level, self.rec.path, event.line if event else self.game.line, message, self.game.number,
                     event.move if event else None, event.side if event else None, **kw)
         self.out.events.append(e)
         return e
+
+    def stop(self, left: int) -> dict | None:
+        """The game is followed no further: its ``left`` events are counted unjudged."""
+        self.out.unjudged += left
+        if left:
+            self.finding("note", None, f"{left} event{'s' * (left != 1)} of game {self.game.number} after this point"
+                                       " are not judged", kind="unjudged")
+        return self.result
 
     def name(self, side: str) -> str:
         return f"{self.rec.names[side]} ({side})"
@@ -156,19 +167,21 @@ class _GameJudging:
                 **kw))
 
     def run(self) -> dict | None:
-        for event in self.game.events:
+        error = self.game.error
+        events = self.game.events
+        readable = [e for e in events if error is None or e.line < error.line]
+        for i, event in enumerate(readable):
             if self.state.moment == "game_over" and event.type != WIN:
                 if self.state.end["game"]["result"] == "resign" and event.type == RESIGN:
                     continue
                 self.finding("illegal", event, f"{event.text!r} after the game ended", kind="after-end",
                              anchor="score.end")
-                return self.result
+                return self.stop(len(events) - i - 1)
             if not self.judge[event.kind](event):
-                return self.result
-        if self.game.error is not None:
-            e = self.game.error
-            self.out.events.append(Finding("error", self.rec.path, e.line, e.message, self.game.number))
-            return self.result
+                return self.stop(len(events) - i - 1)
+        if error is not None:
+            self.out.events.append(Finding("error", self.rec.path, error.line, error.message, self.game.number))
+            return self.stop(len(events) - len(readable))
         if self.result is None and self.state.moment != "game_over" and not self.unfinished:
             last = self.game.events[-1] if self.game.events else None
             if self.rec.length == 0 and self.last:
@@ -220,10 +233,12 @@ class _GameJudging:
             written = event.text.split(":", 1)[-1].strip() if ":" in event.text else event.text
             reason = done.reason
             what = "no play" if not event.steps else written
+            as_written = reason in ("not-a-roll", "backward-move")  # no legal play to compare with
             self.finding("illegal", event, f"{self.name(event.side)} rolls {dice[0]}-{dice[1]} and plays {what}:"
                                            f" illegal ({reason})", kind="no-play" if not event.steps else "play",
-                         reason=reason, anchor=REASON_ANCHORS.get(reason), position=position, dice=dice,
-                         recorded=what, nearest=nearest_plays(position, dice, result))
+                         reason=reason, anchor=REASON_ANCHORS.get(reason), position=position,
+                         dice=None if reason == "not-a-roll" else dice, recorded=what,
+                         nearest=[] if as_written else nearest_plays(position, dice, result))
             if after is None:
                 self.finding("note", event, "the written moves cannot be made on this board: the game is not"
                                             " followed further", kind="stopped")
@@ -350,6 +365,8 @@ def _judge_record(rec: MatchRecord, question: Callable | None) -> FileResult:
         out.events.append(Finding("error", rec.path, 0, f"the score history cannot be: {exc}"))
         return out
     previous: tuple[GameRecord, Match, dict] | None = None
+    if rec.error is not None:  # a file problem: no game's
+        out.events.append(Finding("error", rec.path, rec.error.line, rec.error.message))
     for i, (game, match) in enumerate(zip(rec.games, matches)):
         if previous is not None and previous[2].get("points") is not None:
             before, pmatch, res = previous
@@ -434,10 +451,16 @@ def event_text(e: Finding) -> str:
     return "\n".join(lines)
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``1 game``, ``2 games``: a count with its noun (``plural`` when it is not noun + s)."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
 def file_summary(r: FileResult) -> str:
-    s = (f"{r.file}: {r.games} game{'s' * (r.games != 1)}, {r.plays} plays ({r.no_plays} no play),"
-         f" {r.cube_actions} cube action{'s' * (r.cube_actions != 1)}, {r.illegal} illegal event"
-         f"{'s' * (r.illegal != 1)}")
-    return s + (f", {r.errors} record error{'s' * (r.errors != 1)}" if r.errors else "")
+    """A file's counts on one line (``unjudged`` and errors only when there are any)."""
+    s = (f"{r.file}: {counted(r.games, 'game')}, {counted(r.plays, 'play')} ({r.no_plays} no play),"
+         f" {counted(r.cube_actions, 'cube action')}, {counted(r.illegal, 'illegal event')}")
+    s += f", {r.unjudged} unjudged" if r.unjudged else ""
+    return s + (f", {counted(r.errors, 'record error')}" if r.errors else "")
 
 

@@ -1,177 +1,247 @@
-"""Reading match records into the record model: Jellyfish ``.mat``, and GNU Backgammon's ``.sgf``.
+"""Reading match records into the record model: ``.mat`` text exports, and GNU Backgammon's ``.sgf``.
 
-A record is read by a parsing library (``gammonview``'s ``gvformat``, MIT: Jellyfish ``.mat``
-as GNU Backgammon, eXtreme Gammon, BGBlitz and game servers export it); GNU Backgammon's
-``.sgf`` is converted to ``.mat`` by GNU Backgammon itself when it is installed. Each parsed
-game is mapped onto ``conformance.model``: a ``MatchRecord`` of ``GameRecord`` games whose
-events are ``Event`` objects (a play: ``roll_play`` with its dice and written moves; double,
-take, drop, resign, win), each with its ``Source`` (file, line, game, move number).
+``.mat`` is Jellyfish's match text, which GNU Backgammon, eXtreme Gammon, BGBlitz, the game
+sites and the FIBS clients export, each with words of its own. One grammar reads them all::
 
-A record the library cannot read, or a line whose tokens it leaves unread, is a
-``conformance.model.RecordError`` with its line; the game it is in stops there (the game's
-``error``) and the other games go on.
+    record  := header* length game+
+    header  := '; [' key ' "' value '"]'    Player 1, Player 2, Crawford, Jacoby, Beaver,
+                                             CubeLimit, Variation are read; other keys are labels
+    length  := N ' point match'              0: a money session
+    game    := 'Game ' N  score  line*
+    score   := name ' : ' N   name ' : ' N   the score before the game, left column then right
+    line    := [N ')'] column [column]       the left column is player 1's (x), the right o's
+    action  := DD ':' play                   a roll and its play ('' or a no-move word: no play)
+             | ('Doubles' | 'Redoubles') ['=>' N] | 'Beavers' ['=>' N] | 'Raccoons' ['=>' N]
+             | 'Takes' | 'Accepts' | 'Drops' | 'Passes' | 'Rejects' | 'Refuses' | 'Declines'
+             | 'Wins ' N ' point' ['s'] [' and the match'] | 'Resigns' ... | 'Forfeits' ...
+    play    := format.notation's moves: '13/11(2)', 'bar/22*', '6/off', '6/0', '19/18, 14/12'
+
+The side of an action is its column, as the format defines it, never a name: the names on a
+score line only label the columns, so two players with one name, or a name spelled another way
+in one game, change nothing. A lone action is in the right column when it starts where that
+column starts in the file (or, in a file without two-column lines, far from the move number).
+
+A play is read as written even when it breaks a movement rule (a backwards step, a roll that
+is not two dice): it is the judge's to call it illegal (``reference_impl.record.step``). A line
+that is none of the above is a ``conformance.model.RecordError`` with its line: the game's
+``error``, after which its events are read but not judged. A second match in one file ends the
+reading: the record's ``error`` names the line where it begins.
 """
 
 from __future__ import annotations
 
-import functools
+import codecs
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
 
-from conformance.model import (
-    Event, GameRecord, MatchRecord, ModelError, RecordError, Source, parse_dice,
-    written_moves,
-)
+from conformance.model import Event, GameRecord, MatchRecord, NotationError, RecordError, Source, written_moves
 
 FORMATS = (".mat", ".sgf")
 #: the kinds of a match record's actions (Event types; a play is a ``roll_play``)
 PLAY, DOUBLE, TAKE, DROP, RESIGN, WIN = "play", "double", "take", "drop", "resign", "win"
 
-
-def _library():
-    try:
-        from gvformat import mat_parser
-    except ImportError:
-        raise RecordError(0, "reading records needs the gammonview library: pip install 'bgconf[replay]'") from None
-    return mat_parser
-
-
-@functools.lru_cache(maxsize=8192)
-def _read_action(text: str) -> tuple:
-    """One action's text as ``(kind, dice, moves, value, problem)``: the library's reading
-    (``mat_parser._parse_action``), the roll (``parse_dice``) and the moves; ``value`` is a
-    double's value, a win's points or a play's written moves; ``problem`` is why it cannot be
-    read, else None. Real games repeat their texts, so each is read once."""
-    kind, adata = _library()._parse_action(text)
-    if kind == "move":
-        d1, d2, written = adata
-        try:
-            dice = parse_dice((d1, d2))
-        except ModelError as exc:
-            return PLAY, None, (), None, f"roll {d1}{d2}: {exc}"
-        try:
-            return PLAY, dice, written_moves(written), written, None
-        except ModelError as exc:
-            return PLAY, dice, (), None, f"play {written!r}: {exc}"
-    if kind == "double":
-        return DOUBLE, None, (), int(adata), None
-    if kind in ("take", "drop"):
-        return kind, None, (), None, None
-    if kind == "win":
-        return WIN, None, (), adata.get("points"), None
-    if kind == "resign" and adata == "unplayed":
-        return RESIGN, None, (), None, f"{text!r}: a roll without its play"
-    if kind in ("resign", "forfeit", "time"):
-        return RESIGN, None, (), None, None
-    return kind, None, (), None, f"unknown token {text.split()[0]!r}"
-
-
+_TAG = re.compile(r'^\s*;\s*\[\s*([A-Za-z][\w ]*?)\s+"?([^"\]]*)"?\s*\]')
+_LENGTH = re.compile(r"^\s*(\d+)\s+points?\s+match\b", re.I)
+_GAME = re.compile(r"^\s*game\s+(\d+)\s*$", re.I)
+_SCORE = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
 _TURN = re.compile(r"^\s*(\d+)\)")
+#: the words of each action, in every dialect read (the first word of a column)
+_VERBS = {"doubles": DOUBLE, "double": DOUBLE, "redoubles": DOUBLE, "beavers": "beaver", "raccoons": "raccoon",
+          "takes": TAKE, "accepts": TAKE, "drops": DROP, "passes": DROP, "rejects": DROP, "refuses": DROP,
+          "declines": DROP, "wins": WIN, "resigns": RESIGN, "forfeits": RESIGN, "loses": RESIGN}
+_START = re.compile(r"(?<!\S)(?:\d\d:|(?:" + "|".join(_VERBS) + r")\b)", re.I)
+_ROLL = re.compile(r"(\d)(\d):\s*(.*?)\s*$", re.S)
+_CUBE = re.compile(r"(\w+)\s*(?:=>\s*(\d+))?\s*$")
+_WIN = re.compile(r"wins\s+(\d+)\s+points?(?:\s+and\s+the\s+match)?\s*(?:\([^)]*\))?\s*$", re.I)
+#: what the dialects write for a roll with no play (besides nothing, and format.notation's ``none``)
+_NO_MOVE = {"no move", "(no move)", "cannot move", "can't move", "(no play)", "no legal move", "no legal moves"}
+#: header keys that begin a match: met after a game, a second match starts
+_MATCH_KEYS = {"player 1", "player 2", "site", "match id", "event", "eventdate", "event date"}
+_RULES = {"crawford": "crawford", "jacoby": "jacoby", "beaver": "beavers"}
+_SECOND = "a second match begins here: a file is one match (split the file; the first match was judged)"
+_NEAR_NUMBER = 6  # a lone action this far or farther from its move number is in the right column
+
+
+def _action(text: str, side: str, source: Source) -> Event:
+    """One column's action as an Event (a play is ``roll_play``: its dice as written, its moves
+    as written, backwards ones included). Raises RecordError (the line and why) for a text that
+    is no action."""
+    if m := _ROLL.match(text):
+        d1, d2, written = int(m[1]), int(m[2]), m[3]
+        if written.lower() in _NO_MOVE:
+            written = ""
+        if set(written) == {"?"}:
+            raise RecordError(source.line, f"{side}'s roll {d1}{d2} is written without its play ({written!r})")
+        try:
+            steps = written_moves(written)
+        except NotationError:
+            try:  # a step that breaks move.direction: read as written, judged illegal
+                steps = written_moves(written, forward=False)
+            except NotationError as exc:
+                raise RecordError(source.line, f"{side}'s roll {d1}{d2}: {exc}") from None
+        return Event("roll_play", side, (d1, d2), written, steps, text=text, source=source)
+    word = text.split()[0].lower()
+    kind = _VERBS.get(word)
+    if kind == WIN:
+        if w := _WIN.match(text):
+            return Event(WIN, side, value=int(w[1]), text=text, source=source)
+    elif kind == RESIGN:
+        return Event(RESIGN, side, text=text, source=source)
+    elif kind is not None:
+        c = _CUBE.match(text)
+        if c:
+            return Event(kind, side, value=int(c[2]) if c[2] else None, text=text, source=source)
+    raise RecordError(source.line, f"unknown token {text.split()[0]!r} (the line is not read)")
+
+
+def _columns(text: str, right: int | None = None) -> list[tuple[int, str]]:
+    """The actions of a line's text as ``[(column, text)]``: a second action starts with an
+    action's first word after two or more spaces, or after one where the right column starts
+    (``right``, an offset in ``text``: a left column that fills its width). Raises ValueError
+    naming the text before the first."""
+    starts = [m.start() for m in _START.finditer(text)]
+    if not starts:
+        raise ValueError(text.split()[0] if text.strip() else "")
+    if text[:starts[0]].strip():
+        raise ValueError(text[:starts[0]].split()[0])
+    second = next((s for s in starts[1:] if text[s - 2:s] == "  " or (right is not None and s >= right - 1)), None)
+    if second is None:
+        return [(starts[0], text[starts[0]:].strip())]
+    return [(starts[0], text[starts[0]:second].strip()), (second, text[second:].strip())]
+
+
+def _right_column(lines: list[str]) -> int | None:
+    """Where the right column starts in the file: the first column of a line's second action."""
+    best = None
+    for ln in lines:
+        m = _TURN.match(ln)
+        if not m:
+            continue
+        try:
+            cols = _columns(ln[m.end():])
+        except ValueError:
+            continue
+        if len(cols) == 2:
+            at = m.end() + cols[1][0]
+            best = at if best is None else min(best, at)
+    return best
+
+
+class _Reader:
+    """One pass over a ``.mat`` text: the header, then each game's lines."""
+
+    def __init__(self, text: str, shown: str):
+        self.lines = text.splitlines()
+        self.shown = shown
+        self.right = _right_column(self.lines)
+
+    def side_of(self, line: str, number_end: int | None, column: int) -> str:
+        if self.right is not None:
+            return "o" if column >= self.right - 3 else "x"
+        if number_end is not None:
+            return "o" if column - number_end >= _NEAR_NUMBER else "x"
+        return "o" if column >= 16 else "x"
+
+    def read(self) -> MatchRecord:
+        tags: dict[str, tuple[str, int]] = {}
+        length = None
+        games: list[GameRecord] = []
+        game: GameRecord | None = None
+        score_seen = False
+        header_at: int | None = None  # the first header line since the last game line
+        second: RecordError | None = None
+        first_names: tuple[str, str] | None = None
+        for i, ln in enumerate(self.lines, 1):
+            stripped = ln.strip()
+            tag = _TAG.match(ln)
+            if tag and games:
+                if tag[1].strip().lower() in _MATCH_KEYS:
+                    header_at = header_at or i
+                continue
+            if not stripped or stripped.startswith(";"):
+                if tag:
+                    tags.setdefault(tag[1].strip().lower(), (tag[2].strip(), i))
+                continue
+            if m := _LENGTH.match(ln):
+                if games:
+                    second = RecordError(header_at or i, _SECOND)
+                    break
+                length = int(m[1])
+                continue
+            if m := _GAME.match(ln):
+                number = int(m[1])
+                if header_at is not None or (games and number == 1):
+                    second = RecordError(header_at or i, _SECOND)
+                    break
+                if length is None:
+                    raise RecordError(i, "a game before the match length line ('N point match')")
+                game = GameRecord(number, i, {"x": 0, "o": 0}, [])
+                games.append(game)
+                score_seen = False
+                continue
+            if game is None:
+                raise RecordError(i, f"unknown line before the first game: {stripped[:40]!r}")
+            header_at = None
+            if not score_seen and not _TURN.match(ln):
+                if s := _SCORE.match(ln):
+                    game.score = {"x": int(s[2]), "o": int(s[4])}
+                    first_names = first_names or (s[1], s[3])
+                    score_seen = True
+                    continue
+            if not score_seen and game.error is None:
+                game.error = RecordError(i, f"game {game.number} has no score line ('name : N   name : N')")
+            self.read_line(game, i, ln)
+        if not games:
+            raise RecordError(0, "no game found (a .mat record has 'N point match', 'Game 1' and its moves)")
+        names = {"x": tags.get("player 1", ("",))[0], "o": tags.get("player 2", ("",))[0]}
+        first = first_names or ("", "")
+        names = {"x": names["x"] or first[0] or "player 1", "o": names["o"] or first[1] or "player 2"}
+        rules: dict = {}
+        for key, value in tags.items():
+            if key in _RULES and value[0].lower() in ("on", "off") and (key == "crawford" or length == 0):
+                rules[_RULES[key]] = value[0].lower() == "on"
+            elif key == "cubelimit" and value[0].isdigit():
+                rules["max_cube"] = int(value[0])
+            elif key == "variation" and value[0].lower() not in ("backgammon", ""):
+                raise RecordError(value[1], f"variation {value[0]!r}: replay judges backgammon only")
+        return MatchRecord(self.shown, length, names, rules, games, error=second)
+
+    def read_line(self, game: GameRecord, i: int, ln: str) -> None:
+        """The actions of one game line, appended to the game; the first line that cannot be read
+        becomes the game's error (its later events are kept, to be counted unjudged)."""
+        m = _TURN.match(ln)
+        start = m.end() if m else 0
+        move = int(m[1]) if m else None
+        source = Source(self.shown, i, game.number, move)
+        try:
+            cols = _columns(ln[start:], None if self.right is None else self.right - start)
+        except ValueError as exc:
+            if str(exc) or not m:
+                last = all(not rest.strip() for rest in self.lines[i:])
+                game.error = game.error or RecordError(
+                    i, f"unknown token {str(exc)!r} (the line is not read"
+                       + ("; the record ends here: truncated?)" if last else ")"))
+            return
+        if len(cols) == 2:
+            sides = [("x", cols[0][1]), ("o", cols[1][1])]
+        else:
+            sides = [(self.side_of(ln, start if m else None, start + cols[0][0]), cols[0][1])]
+        for side, text in sides:
+            try:
+                game.events.append(_action(text, side, source))
+            except RecordError as exc:
+                game.error = game.error or exc
 
 
 def read_mat(text: str, shown: str) -> MatchRecord:
-    """Parse Jellyfish ``.mat`` text with the library and map it onto the record model.
-
-    Returns a ``conformance.model.MatchRecord``; a game whose line cannot be read carries the RecordError (line and
-    reason) and stops there. Raises RecordError for a file without a readable game."""
-    mp = _library()
-    parsed = mp.parse_mat_file(text)
-    lines = text.splitlines()
-    headers = [i for i, ln in enumerate(lines) if mp._GAME_HEADER_RE.match(ln)]
-    if not parsed["games"] or not headers:
-        raise RecordError(0, "no game found (a .mat record has 'Game 1' and its moves)")
-    names = {"x": parsed["player1"], "o": parsed["player2"]}
-    rules: dict[str, Any] = {}
-    if parsed["crawford_rule"] is not None:
-        rules["crawford"] = parsed["crawford_rule"]
-    if parsed["jacoby_rule"] is not None and parsed["match_length"] == 0:
-        rules["jacoby"] = parsed["jacoby_rule"]
-    if parsed["beaver_rule"] is not None and parsed["match_length"] == 0:
-        rules["beavers"] = parsed["beaver_rule"]
-    if parsed["cube_limit"] is not None:
-        rules["max_cube"] = parsed["cube_limit"]
-    games = []
-    for gi, game in enumerate(parsed["games"]):
-        start = headers[gi] if gi < len(headers) else headers[-1]
-        end = headers[gi + 1] if gi + 1 < len(headers) else len(lines)
-        games.append(_map_game(mp, game, lines, start, end, names, shown))
-    return MatchRecord(shown, parsed["match_length"], names, rules, games)
-
-
-def _map_game(mp, game: dict, lines: list[str], start: int, end: int, names: dict, shown: str) -> GameRecord:
-    """The library's actions of one game, each placed on its line (the library keeps none), and
-    every token on a line that no action accounts for reported as unread."""
-    side_of = {names["x"]: "x", names["o"]: "o"}
-    number = game["game_number"]
-    record = GameRecord(number, start + 1, {"x": game["score1_start"], "o": game["score2_start"]}, [])
-    used: dict[int, list[tuple[int, int]]] = {}
-    row, col = start + 1, 0
-    placed = []
-    for player, text in game["player_actions"]:
-        at = -1
-        while row < end:
-            at = lines[row].find(text, col)
-            if at >= 0:
-                break
-            row, col = row + 1, 0
-        if at < 0:
-            row = end - 1
-            placed.append((player, text, end))
-            continue
-        used.setdefault(row, []).append((at, at + len(text)))
-        placed.append((player, text, row + 1))
-        col = at + len(text)
-    # a token the library skipped: what is left of a game line once the actions are cut out
-    first_error: RecordError | None = None
-    score_seen = False
-    for i in range(start + 1, end):
-        ln = lines[i]
-        if not ln.strip() or ln.strip().startswith(";"):
-            continue
-        if not score_seen and not _TURN.match(ln) and mp._SCORE_LINE_RE.match(ln):
-            score_seen = True
-            continue
-        pieces, at = [], 0
-        for a, b in used.get(i, ()):
-            pieces.append(ln[at:a])
-            at = b
-        pieces.append(ln[at:])
-        rest = _TURN.sub("", " ".join(pieces), count=1).strip()
-        if rest:
-            last = all(not ln2.strip() for ln2 in lines[i + 1:])
-            first_error = RecordError(i + 1, f"unknown token {rest.split()[0]!r} (the line is not read"
-                                             + ("; the record ends here: truncated?)" if last else ")"))
-            break
-    for player, text, line in placed:
-        if first_error is not None and line >= first_error.line:
-            break
-        m = _TURN.match(lines[line - 1]) if line <= len(lines) else None
-        move = int(m.group(1)) if m else None
-        side = side_of.get(player, "x")
-        try:
-            record.events.append(_event(side, Source(shown, line, number, move), text))
-        except RecordError as exc:
-            first_error = exc
-            break
-    record.error = first_error
-    return record
-
-
-def _event(side: str, source: Source, text: str) -> Event:
-    """The Event of one placed text: a play is ``roll_play`` (its dice and written moves), a
-    double carries its value, a win its points. Raises RecordError (the line and why) when
-    it cannot be read."""
-    kind, dice, moves, value, problem = _read_action(text)
-    if problem:
-        raise RecordError(source.line, f"{side}'s {problem}" if kind == PLAY and dice else problem)
-    if kind == PLAY:
-        return Event("roll_play", side, dice, value, moves, text=text, source=source)
-    return Event(kind, side, value=value, text=text, source=source)
+    """Read ``.mat`` text (the grammar above) into a ``conformance.model.MatchRecord``: a game
+    with a line that cannot be read carries that RecordError; a second match in the text is the
+    record's ``error``. Raises RecordError for a text without a readable game."""
+    return _Reader(text, shown).read()
 
 
 def sgf_to_mat(path: Path) -> str:
@@ -192,12 +262,35 @@ def sgf_to_mat(path: Path) -> str:
         if not out.exists():
             why = (done.stdout + done.stderr).strip().splitlines()
             raise RecordError(0, "GNU Backgammon could not read the record" + (f": {why[-1]}" if why else ""))
-        return out.read_text(encoding="utf-8", errors="replace")
+        return decode(out.read_bytes())
+
+
+def decode(data: bytes) -> str:
+    """A record's bytes as text: UTF-8 (a byte-order mark allowed), or UTF-16/UTF-32 with their
+    byte-order mark. Raises RecordError naming the line and byte that are not UTF-8, or the NUL
+    bytes of UTF-16 written without its mark."""
+    for bom, name in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                      (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            try:
+                return data.decode(name)
+            except UnicodeDecodeError as exc:
+                raise RecordError(0, f"not {name.upper()} text though it starts with its byte-order mark:"
+                                     f" {exc.reason} at byte {exc.start}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        if b"\x00" in data[:200]:
+            raise RecordError(0, "not UTF-8 text: NUL bytes, as UTF-16 written without a byte-order mark has;"
+                                 " save the record as UTF-8") from None
+        raise RecordError(line, f"not UTF-8 text: byte 0x{data[exc.start]:02x} ({exc.reason}); save the record"
+                                " as UTF-8") from None
 
 
 def read_record(path: Path, shown: str | None = None) -> MatchRecord:
-    """Read a ``.mat`` or ``.sgf`` file. Raises RecordError (line 0) for a file that cannot be
-    read at all."""
+    """Read a ``.mat`` or ``.sgf`` file. Raises RecordError (line 0, or the line of an encoding
+    problem) for a file that cannot be read at all."""
     shown = shown or str(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -210,4 +303,4 @@ def read_record(path: Path, shown: str | None = None) -> MatchRecord:
         data = path.read_bytes()
     except OSError as exc:
         raise RecordError(0, f"cannot read: {exc.strerror or exc}") from None
-    return read_mat(data.decode("utf-8", errors="replace"), shown)
+    return read_mat(decode(data), shown)

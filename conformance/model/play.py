@@ -111,12 +111,14 @@ def _parse_point(word: str, token: str, first: bool) -> int:
     raise NotationError(f"unknown point {word!r} in {token!r} (points are 1..24, bar, off)")
 
 
-def parse_play(text: str) -> list[tuple[list[int], list[bool]]]:
+def parse_play(text: str, forward: bool = True) -> list[tuple[list[int], list[bool]]]:
     """Parse notation into chains: ``[(points, hit_marks), ...]``.
 
     ``points`` is the path of one checker (``[13, 7, 5]`` for ``13/7*/5``);
     ``hit_marks[i]`` is True where ``*`` follows ``points[i + 1]``. A count
-    ``(n)`` repeats the chain n times. Raises NotationError naming the token.
+    ``(n)`` repeats the chain n times. Raises NotationError naming the token; with
+    ``forward`` False a step that does not move forward (``6/8``) is read as written, for a
+    record whose play breaks move.direction to be judged rather than unread.
     """
     if not isinstance(text, str):
         raise NotationError(f"a play in notation is a string, not {text!r}")
@@ -142,7 +144,7 @@ def parse_play(text: str) -> list[tuple[list[int], list[bool]]]:
             if i:
                 marks.append(star)
         for a, b in zip(points, points[1:]):
-            if b >= a:
+            if b >= a and forward:
                 raise NotationError(
                     f"{token!r}: {point_name(a)}/{point_name(b)} does not move forward")
             if a == OFF:
@@ -155,12 +157,12 @@ def parse_play(text: str) -> list[tuple[list[int], list[bool]]]:
 
 
 @functools.lru_cache(maxsize=8192)
-def written_moves(text: str) -> tuple[Step, ...]:
+def written_moves(text: str, forward: bool = True) -> tuple[Step, ...]:
     """The moves of a play as written, in order: ``"13/7*/5 6/5"`` -> ``((13, 7), (7, 5), (6, 5))``
     (mover's numbering, 25 bar, 0 off; a move may span several dice; ``(2)`` repeats a chain).
     The ``steps`` of a play_check request (spec: format.notation). Cached: records and suites
-    repeat their plays. Raises NotationError."""
-    return tuple((a, b) for points, _marks in parse_play(text) for a, b in zip(points, points[1:]))
+    repeat their plays. ``forward``: as for ``parse_play``. Raises NotationError."""
+    return tuple((a, b) for points, _marks in parse_play(text, forward) for a, b in zip(points, points[1:]))
 
 
 def _ways(distance: int, dice: list[int], off: bool) -> list[list[int]]:

@@ -153,7 +153,8 @@ class GameRecord:
 class MatchRecord:
     """A match record: ``path`` (the file as shown), match ``length`` (0 = money), player
     ``names`` ``{x, o}`` (``x`` = the record's player 1), the rule options its header sets,
-    its ``games`` (GameRecord), and where it came from (``via``)."""
+    its ``games`` (GameRecord), where it came from (``via``), and ``error``: the RecordError of
+    the file as a whole that ends its reading (a second match in the file), None when none."""
 
     path: str
     length: int
@@ -161,6 +162,7 @@ class MatchRecord:
     rules: dict
     games: list
     via: str = ""
+    error: "RecordError | None" = None
 
 
 class RecordError(Exception):
