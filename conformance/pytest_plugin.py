@@ -14,8 +14,10 @@
 - ``--bg-fuzz N`` adds differential fuzzing items (``bgconf-fuzz::KIND[seed=S]``,
   see ``conformance.commands.fuzz``); with pytest-xdist each worker runs its own shards.
 - ``--bg-replay PATH`` (repeatable; a record file or a folder of them) adds one item per
-  recorded game, node id ``FILE::game-N``, judged by the reference (``conformance.harness.record_judge``);
-  it fails with the game's first illegal event or record error.
+  recorded game, node id ``FILE::game-N`` (``FILE::game-N-line-L`` when a number is written twice),
+  judged by the reference (``conformance.harness.record_judge``); it fails with its own game's first
+  illegal event or record error. ``FILE::file`` fails with a problem of the file as a whole (a second
+  match in it); ``FILE::read`` with a file that cannot be read.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "each with its own seed (seed + shard)")
     group.addoption("--bg-replay", metavar="PATH", action="append", default=[],
                     help="judge recorded matches (.mat, .sgf; a file or a folder, repeatable) with the reference:"
-                         " one item per game, node id FILE::game-N, failing with the game's first illegal event")
+                         " one item per game, node id FILE::game-N, failing with the game's first illegal event"
+                         " (FILE::file: a problem of the file as a whole, such as a second match in it)")
     group.addoption("--bg-fuzz-seed", metavar="S", type=int, default=0,
                     help="with --bg-fuzz: the seed of the first shard (default 0); a run is a function of it")
 
@@ -277,11 +280,13 @@ class ReplayFailed(Exception):
 
 class BgReplayItem(pytest.Item):
     """One recorded game (``--bg-replay``), judged with its whole record (the score history
-    decides the Crawford game); ``game`` None stands for a record that cannot be read."""
+    decides the Crawford game): the game whose header is on ``lines[0]`` (its events are those
+    written on ``lines``, a range of line numbers); ``game`` None stands for the record as a
+    whole (a file that cannot be read, or a problem of the file, such as a second match)."""
 
-    def __init__(self, *, record_path: Path, game: int | None, **kwargs):
+    def __init__(self, *, record_path: Path, game: int | None, lines: range | None = None, **kwargs):
         super().__init__(**kwargs)
-        self.record_path, self.game = record_path, game
+        self.record_path, self.game, self.lines = record_path, game, lines
 
     def runtest(self) -> None:
         from conformance.harness.record_judge import event_text, judge_record
@@ -297,7 +302,11 @@ class BgReplayItem(pytest.Item):
         judged = cache[key]
         if isinstance(judged, Exception):
             raise ReplayFailed(f"{key}:{judged.line}: {judged.message}" if judged.line else f"{key}: {judged.message}")
-        bad = [e for e in judged.events if e.level in ("illegal", "error") and e.game in (self.game, None)]
+        if self.lines is None:
+            bad = [e for e in judged.events if e.level in ("illegal", "error") and e.game is None]
+        else:
+            bad = [e for e in judged.events if e.level in ("illegal", "error")
+                   and ((e.game == self.game and e.line in self.lines) or (e.game is None and not e.line))]
         if bad:
             raise ReplayFailed(event_text(bad[0]) + (f"\n  ({len(bad) - 1} more in this game)" if len(bad) > 1 else ""))
 
@@ -323,13 +332,22 @@ def _replay_items(session: pytest.Session, paths: list[str]) -> list:
     items = []
     for path in files:
         try:
-            games = [g.number for g in read_record(path, str(path)).games]
+            record = read_record(path, str(path))
         except RecordError:
-            games = [None]
-        for n in games:
-            name = f"game-{n}" if n is not None else "read"
+            items.append(BgReplayItem.from_parent(session, name="read", nodeid=f"{path}::read", record_path=path,
+                                                  game=None))
+            continue
+        games = record.games
+        numbers = [g.number for g in games]
+        for i, g in enumerate(games):
+            end = games[i + 1].line if i + 1 < len(games) else (record.error.line if record.error else 10 ** 9)
+            # a game number written twice: each game is also named by its header line
+            name = f"game-{g.number}" if numbers.count(g.number) == 1 else f"game-{g.number}-line-{g.line}"
             items.append(BgReplayItem.from_parent(session, name=name, nodeid=f"{path}::{name}", record_path=path,
-                                                  game=n))
+                                                  game=g.number, lines=range(g.line, end)))
+        if record.error is not None:
+            items.append(BgReplayItem.from_parent(session, name="file", nodeid=f"{path}::file", record_path=path,
+                                                  game=None))
     return items
 
 

@@ -148,12 +148,15 @@ class _GameJudging:
         self.out.events.append(e)
         return e
 
-    def stop(self, left: int) -> dict | None:
-        """The game is followed no further: its ``left`` events are counted unjudged."""
+    def stop(self, left: int, at: Event | None, line: int = 0) -> dict | None:
+        """The game is followed no further after the event ``at`` (or the unread ``line``): its
+        ``left`` events are counted unjudged, and a note says so."""
         self.out.unjudged += left
         if left:
-            self.finding("note", None, f"{left} event{'s' * (left != 1)} of game {self.game.number} after this point"
-                                       " are not judged", kind="unjudged")
+            e = self.finding("note", at, f"the {counted(left, 'event')} of game {self.game.number} after this"
+                                         f" {'event' if at else 'line'} {'is' if left == 1 else 'are'} not judged",
+                             kind="unjudged")
+            e.line = e.line if at else line
         return self.result
 
     def name(self, side: str) -> str:
@@ -176,12 +179,12 @@ class _GameJudging:
                     continue
                 self.finding("illegal", event, f"{event.text!r} after the game ended", kind="after-end",
                              anchor="score.end")
-                return self.stop(len(events) - i - 1)
+                return self.stop(len(events) - i - 1, event)
             if not self.judge[event.kind](event):
-                return self.stop(len(events) - i - 1)
+                return self.stop(len(events) - i - 1, event)
         if error is not None:
             self.out.events.append(Finding("error", self.rec.path, error.line, error.message, self.game.number))
-            return self.stop(len(events) - len(readable))
+            return self.stop(len(events) - len(readable), None, error.line)
         if self.result is None and self.state.moment != "game_over" and not self.unfinished:
             last = self.game.events[-1] if self.game.events else None
             if self.rec.length == 0 and self.last:

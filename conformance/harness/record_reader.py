@@ -174,7 +174,7 @@ class _Reader:
                 continue
             if m := _GAME.match(ln):
                 number = int(m[1])
-                if header_at is not None or (games and number == 1):
+                if header_at is not None:
                     second = RecordError(header_at or i, _SECOND)
                     break
                 if length is None:
@@ -277,13 +277,13 @@ def decode(data: bytes) -> str:
             except UnicodeDecodeError as exc:
                 raise RecordError(0, f"not {name.upper()} text though it starts with its byte-order mark:"
                                      f" {exc.reason} at byte {exc.start}") from None
+    if b"\x00" in data[:4096]:
+        raise RecordError(0, "not UTF-8 text: NUL bytes, as UTF-16 written without a byte-order mark has;"
+                             " save the record as UTF-8 (or UTF-16 with its mark)")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        if b"\x00" in data[:200]:
-            raise RecordError(0, "not UTF-8 text: NUL bytes, as UTF-16 written without a byte-order mark has;"
-                                 " save the record as UTF-8") from None
         raise RecordError(line, f"not UTF-8 text: byte 0x{data[exc.start]:02x} ({exc.reason}); save the record"
                                 " as UTF-8") from None
 
