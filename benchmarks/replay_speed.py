@@ -2,8 +2,8 @@
 
 Two ways of judging the same plays, side by side in one run, each from the file text:
 
-- **bgconf replay**: ``conformance.harness.record_reader.read_mat`` (the gammonview library's parser,
-  bgconf's mapping onto the record model, every line placed) and ``record_judge.judge_record`` (every
+- **bgconf replay**: ``conformance.harness.record_reader.read_mat`` (bgconf's one ``.mat`` grammar,
+  sides by column, onto the record model) and ``record_judge.judge_record`` (every
   play, no play, cube action and result stepped through the rules by ``reference_impl.record``).
 - **gammonview's own check**: the library's parser (``gvformat.mat_parser.parse_mat_file``),
   its board tracking (``gvformat.game_reconstructor.reconstruct_decisions``) and its legality
@@ -25,14 +25,13 @@ from pathlib import Path
 
 from conformance.model import parse_play, written_moves
 from conformance.harness.record_judge import judge_record, record_files
-from conformance.harness.record_reader import _read_action, read_mat
+from conformance.harness.record_reader import read_mat
 
 DEFAULT = Path(__file__).resolve().parent.parent / "tests" / "data" / "matches"
 
 
 def bgconf_replay(texts: list[tuple[str, str]]) -> int:
-    _read_action.cache_clear()  # each round reads every action's text afresh
-    written_moves.cache_clear()
+    written_moves.cache_clear()  # each round reads every play's text afresh
     plays = 0
     for name, text in texts:
         plays += judge_record(read_mat(text, name)).plays
