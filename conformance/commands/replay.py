@@ -2,8 +2,8 @@
 
 The command: its options, printing, exit codes, ``--report``, ``--write-cases`` and the
 questions put to an ``--engine``. A record is read into the record model by
-``conformance.harness.record_reader`` (``.mat`` by the gammonview library, ``.sgf`` through
-GNU Backgammon's conversion) and judged by ``conformance.harness.record_judge``, which plays
+``conformance.harness.record_reader`` (``.mat`` by its one grammar, sides by column; ``.sgf``
+through GNU Backgammon's conversion) and judged by ``conformance.harness.record_judge``, which plays
 it through the rules with the reference alone (``reference_impl.record.step``, the one way a
 record is played):
 
@@ -19,8 +19,11 @@ record is played):
   (``record.counted_points``); and each game's starting score against the previous result
   (spec: match.score).
 
-A record the library cannot read, or a line whose tokens it leaves unread, is an error with
-``file:line``; the game it is in stops there and the other games and files go on.
+A line that cannot be read is an error with ``file:line``; a play that breaks a movement rule
+as written is an illegal event (``reference_impl.record.as_written_reason``) and its game goes
+on from where its moves lead; where they cannot be made, or after an unreadable line, the game's
+remaining events are counted ``unjudged``; the other games and files go on. A second match in a
+file is an error of the file at the line where it begins.
 
 Report (``--report FILE.jsonl``): one JSON object per line, ``{"type": "replay-header", ...}``,
 then per file its ``event`` lines (every illegal event, every record error, every note) and a
@@ -111,18 +114,26 @@ EPILOG = """exit codes:
   0    every play, cube action and result of every record is legal
   1    at least one illegal event (each printed in full), or with --engine at least
        one mismatch (each printed as a ready YAML case); this wins over 3
-  2    bad command line, an output path that cannot be written, or an output
-       that is the same file as a record it reads
-  3    a record (or a line of it) cannot be read: printed as file:line and the
-       reason; its other games and the other files were still judged
+  2    bad command line, an output path that cannot be written, an output that
+       is the same file as a record it reads, or a --shard with no record file
+  3    a record (or a line of it) cannot be read, or a file holds a second match:
+       printed as file:line and the reason; its other games and the other files
+       were still judged
   4    the engine is unknown, not installed, or could not be started
   130  interrupted (SIGINT); the files judged so far are kept, the report ends
        with a footer marked interrupted (before the first file: nothing replaced)
   143  stopped by SIGTERM, likewise
 
-formats: .mat (Jellyfish, as GNU Backgammon, eXtreme Gammon, BGBlitz and game
-servers export it, read by the gammonview library); .sgf (GNU Backgammon's, converted
-to .mat by GNU Backgammon when it is installed). A folder stands for its records.
+formats: .mat (Jellyfish, as GNU Backgammon, eXtreme Gammon, BGBlitz, HedgeHog, the
+game sites and the FIBS clients export it, every dialect read by one grammar; whose
+action it is comes from its column, never from a name); .sgf (GNU Backgammon's,
+converted to .mat by GNU Backgammon when it is installed). A folder stands for its
+records; a file is one match.
+
+a play that breaks a movement rule as written (a backwards step, a die outside 1..6)
+is an illegal event, and its game is followed from where its moves lead; where they
+cannot be made, or a line cannot be read, the game's remaining events are counted
+"unjudged" in the summary.
 
 examples:
   bgconf replay tests/data/matches/*.mat
@@ -147,11 +158,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--engine", help="also ask this engine about every position (reference, gnubg, cmd:...,"
                                     " python:module:factory): legal plays, the recorded play, results, cube actions")
     p.add_argument("--write-cases", metavar="OUT.yaml",
-                   help="write a case file with a case for every illegal play and, with --engine, every mismatch")
+                   help="write a case file with a case for every illegal play and \"no play\" and, with --engine,"
+                        " every mismatch")
     p.add_argument("--quiet", action="store_true", help="print the summaries only, not each event in full")
     p.add_argument("--shard", type=shard, default=WHOLE, metavar="K/N",
                    help="replay only shard K of N of the record files (every N-th file from the K-th, in the"
-                        " sorted order of the files named): the N shards replay exactly the files of the whole run")
+                        " sorted order of the files named): the N shards replay exactly the files of the whole run;"
+                        " a shard with no file is refused")
     add_engine_options(p)
     p.set_defaults(func=cmd_replay)
 

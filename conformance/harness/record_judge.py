@@ -220,7 +220,8 @@ class _GameJudging:
             self.out.no_plays += 1
         after = done.state if done.accepted else done.played
         result = after.position if after is not None else None
-        if self.question is not None:
+        as_written = not done.accepted and done.reason in ("not-a-roll", "backward-move")
+        if self.question is not None and not as_written:  # no case can state a die of 7 or a move back
             self.ask("legal_plays", event, position=position, dice=dice)
             play, steps = segments_text(event.steps), list(event.steps)
             if done.accepted and event.steps:
@@ -236,7 +237,6 @@ class _GameJudging:
             written = event.text.split(":", 1)[-1].strip() if ":" in event.text else event.text
             reason = done.reason
             what = "no play" if not event.steps else written
-            as_written = reason in ("not-a-roll", "backward-move")  # no legal play to compare with
             self.finding("illegal", event, f"{self.name(event.side)} rolls {dice[0]}-{dice[1]} and plays {what}:"
                                            f" illegal ({reason})", kind="no-play" if not event.steps else "play",
                          reason=reason, anchor=REASON_ANCHORS.get(reason), position=position,
