@@ -141,8 +141,6 @@ def test_diff_with_regressions_keeps_exit_1(tmp_path):
     assert clean(stderr), stderr
 
 
-@pytest.mark.skipif(find_spec("gvformat") is None and find_spec("gammonview") is None,
-                    reason="the match-record reader is not installed (pip install 'bgconf[replay]')")
 def test_replay_of_a_record_with_an_illegal_play_keeps_exit_1():
     code, stderr = closed_before_the_first_line("replay", "tests/data/matches/")
     assert code == 1, stderr
