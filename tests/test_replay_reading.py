@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance.cli import main
 from conformance.harness.record_judge import judge_record
@@ -63,6 +65,28 @@ def test_a_name_spelt_otherwise_or_swapped_on_a_score_line_changes_no_verdict(tm
     a, b = lines[scores[2]].split(p2 + ":")  # game 3: the two names exchanged, the columns kept
     lines[scores[2]] = a.replace(p1 + ":", p2 + ":", 1) + p1 + ":" + b
     edited = tmp_path / name
+    edited.write_text("".join(lines), encoding="utf-8")
+    assert verdict(judged(edited)) == verdict(judged(MATCHES / name))
+
+
+NAMES = st.text(st.characters(whitelist_categories=("L", "N"), whitelist_characters=" _-.,'"),
+                min_size=1, max_size=24).map(str.strip).filter(bool)
+
+
+@settings(max_examples=25, deadline=None)
+@given(left=NAMES, right=NAMES, same=st.booleans())
+def test_no_name_on_the_score_lines_or_in_the_header_changes_a_verdict(tmp_path_factory, left, right, same):
+    name = "baR-U643iUDpvzTC.mat"
+    text = (MATCHES / name).read_text(encoding="utf-8")
+    p1, p2 = _names(text)
+    right = left if same else right
+    lines = []
+    for ln in text.splitlines(keepends=True):
+        if ln.lstrip().startswith(p1 + ":") and p2 + ":" in ln:  # a score line: each column's label replaced
+            a, b = ln.split(p2 + ":")
+            ln = a.replace(p1 + ":", left + ":", 1) + right + ":" + b
+        lines.append(ln.replace(f'"{p1}"', f'"{left}"').replace(f'"{p2}"', f'"{right}"'))
+    edited = tmp_path_factory.mktemp("names") / name
     edited.write_text("".join(lines), encoding="utf-8")
     assert verdict(judged(edited)) == verdict(judged(MATCHES / name))
 
