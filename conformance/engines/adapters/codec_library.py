@@ -7,12 +7,14 @@ protocol's three request forms (spec/protocol.md, Codecs): both directions, ``de
 and ``encode`` (which an XGID library cannot answer: an XGID needs a board).
 
 Whatever the library raises while reading an id is its refusal, ``{"refused": None, "message"}``
-(the libraries give no reason bgconf's refusal reasons name; spec: format.refusal).
+(the libraries give no reason bgconf's refusal reasons name; spec: format.refusal); a library
+that is not installed is ``EngineUnavailable``, not a refusal.
 """
 
 from __future__ import annotations
 
 
+from conformance.engines.adapters import EngineUnavailable
 from conformance.engines.interface import Engine, Unsupported, installed_version
 from conformance.model import Position
 
@@ -51,6 +53,8 @@ class CodecLibraryAdapter(Engine):
     def _decoded(self, text: str) -> dict:
         try:
             board, state = self.decode_xgid(text)
+        except EngineUnavailable:
+            raise
         except Exception as exc:  # the library's refusal, whatever it raises
             return {"refused": None, "message": f"{type(exc).__name__}: {exc}"}
         return {"decoded": board, "state": state}

@@ -4,7 +4,8 @@ AGPL-3.0-only, so run only as this separately installed engine in its own proces
 The kit normalises positions for analysis engines; ``position_contract.native_codec`` decodes an
 XGID into its Universal Position and writes one back. Public API used:
 ``position_from_xgid(text) -> UniversalPosition`` and ``xgid_from_position(position) -> str``
-(models from ``position_contract.models``).
+(models from ``position_contract.models``; the phase of a position built from a case is the kit's
+own ``semantics.derive_state``).
 
 Its players are ``player_1``, the XGID's bottom player (bgconf's ``x``, spec: format.xgid), and
 ``player_0`` (``o``); each board is self-relative, ``points[i]`` the count on that player's point
@@ -31,10 +32,10 @@ def _library():
     if installed_version(DISTRIBUTION) is None:
         raise EngineUnavailable(f"{DISTRIBUTION} is not installed: pip install 'bgconf[{NAME}]'")
     try:
-        from backgammon_engine_kit.position_contract import models, native_codec
+        from backgammon_engine_kit.position_contract import models, native_codec, semantics
     except ImportError as exc:
         raise EngineUnavailable(f"{DISTRIBUTION} cannot be imported ({exc}): pip install 'bgconf[{NAME}]'") from None
-    return models, native_codec
+    return models, native_codec, semantics
 
 
 class Adapter(CodecLibraryAdapter):
@@ -44,7 +45,7 @@ class Adapter(CodecLibraryAdapter):
     DISTRIBUTION = DISTRIBUTION
 
     def decode_xgid(self, text: str) -> tuple[dict, dict]:
-        _models, codec = _library()
+        _models, codec, _semantics = _library()
         up = codec.position_from_xgid(text)
         sides = {}
         for side, player in PLAYER.items():
@@ -65,7 +66,7 @@ class Adapter(CodecLibraryAdapter):
         return {"on_roll": on_roll, **sides}, state
 
     def encode_xgid(self, position: Position, state: dict) -> str:
-        m, codec = _library()
+        m, codec, semantics = _library()
         boards = {side: m.PlayerBoard(points=tuple(position.side(side)[1:25]), bar=position.side(side)[BAR],
                                       off=position.side(side)[OFF]) for side in PLAYER}
         board = m.Board(checker_count=m.CheckerCount(player_0=15, player_1=15),
@@ -75,20 +76,15 @@ class Adapter(CodecLibraryAdapter):
         on_roll = PLAYER[position.on_roll]
         other = PLAYER["o" if position.on_roll == "x" else "x"]
         dice = state.get("dice")
-        beavers = not (state.get("match") or {}).get("length") and bool(state.get("beavers"))
         if state.get("double_offered"):
             pending = m.PendingAction(type="double", offerer=on_roll, responder=other,
                                       offered_cube_value=2 * value, resignation_multiplier=None)
-            game = m.PositionState(game_state="playing", on_roll=on_roll, decision_player=other,
-                                   phase="cube_response", dice=None,
-                                   decision_type="take_drop_or_beaver" if beavers else "take_or_drop")
         else:
             pending = m.PendingAction(type="none", offerer=None, responder=None, offered_cube_value=None,
                                       resignation_multiplier=None)
-            game = m.PositionState(game_state="playing", on_roll=on_roll, decision_player=on_roll,
-                                   phase="checker_play" if dice else "pre_roll",
-                                   decision_type="checker_play" if dice else "unknown",
-                                   dice=tuple(dice) if dice else None)
+        # phase, decision player and type are the kit's own derivation (semantics.derive_state)
+        game = m.PositionState(game_state="playing", on_roll=on_roll, decision_player=None, phase="unknown",
+                               decision_type="unknown", dice=tuple(dice) if dice and not state.get("double_offered") else None)
         match = state.get("match") or {}
         score = match.get("score") or {}
         length = match.get("length", 0)
@@ -101,4 +97,4 @@ class Adapter(CodecLibraryAdapter):
                               jacoby=None if length else bool(state.get("jacoby")),
                               beavers=None if length else bool(state.get("beavers")), raccoons=None,
                               automatic_doubles=None, maximum_cube=state.get("max_cube") or 1024))
-        return codec.xgid_from_position(up)
+        return codec.xgid_from_position(semantics.derive_state(up))
