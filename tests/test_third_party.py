@@ -30,7 +30,12 @@ from conformance.engines.registry import NPM, THIRD_PARTY, get_engine, install_s
 from conformance.model import Position
 from reference_impl import legal_plays
 
-PYTHON_ENGINES = sorted(THIRD_PARTY)
+from conformance.engines.adapters.codec_library import CodecLibraryAdapter
+
+# the engines that generate plays; the position-id libraries (codec only) are tested by
+# tests/test_codec_libraries.py
+PYTHON_ENGINES = sorted(n for n in THIRD_PARTY
+                        if not issubclass(importlib.import_module(THIRD_PARTY[n][0]).Adapter, CodecLibraryAdapter))
 ENGINES = PYTHON_ENGINES + sorted(NPM)  # the npm engines are reached through their node wrappers
 
 # Cases all seven engines answer right: bar entry with a hit, entering during the bear-off, a hit on

@@ -69,6 +69,8 @@ THIRD_PARTY: dict[str, tuple[str, str, str]] = {
     "willse": ("conformance.engines.adapters.willse", "willse-backgammon", "willse-backgammon"),
     "pgx": ("conformance.engines.adapters.pgx", "pgx", "pgx's backgammon environment (JAX), stepped by its action masks; also bgconf playout --engine pgx"),
     "gammonview": ("conformance.engines.adapters.gammonview", "gammonview", "gammonview's legality checker (gvformat.legality)"),
+    "ankigammon": ("conformance.engines.adapters.ankigammon_ids", "ankigammon", "ankigammon's XGID reader and writer (ankigammon.utils.xgid)"),
+    "engine-kit": ("conformance.engines.adapters.engine_kit", "backgammon-engine-kit", "backgammon-engine-kit's XGID codec (position_contract.native_codec)"),
 }
 
 #: Seconds allowed for the start handshake of engines that compile at start (JAX compiles pgx's

@@ -9,6 +9,8 @@
 - ``bot``: for engines that choose plays (bots, a game's computer player): the chosen-play
   form of every legal_plays case, in every scenario, must be a legal play (spec/protocol.md,
   chosen-play); nothing else is asked.
+- ``codec``: the codec cases alone (decoding, encoding and refusals), for libraries that read
+  and write position ids; a case counts for the formats the engine declares (``codec.xgid``, ...).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from conformance.cases import Case
 
 MOVEMENT_KINDS = frozenset({"legal_plays", "play_check", "apply_play"})
-PROFILES = ("movement", "money", "match", "complete", "bot")
+PROFILES = ("movement", "money", "match", "complete", "bot", "codec")
 #: profiles that ask the chosen-play forms of their cases alone (``selection.asked``)
 CHOSEN_ONLY = frozenset({"bot"})
 #: Capabilities an engine must declare for a profile's certificate; cases of other
@@ -27,6 +29,7 @@ REQUIRED: dict[str, frozenset | None] = {
     "match": frozenset({"legal-plays", "game-result", "cube", "match"}),
     "complete": None,
     "bot": frozenset({"chosen-play"}),
+    "codec": frozenset(),
 }
 
 
@@ -36,6 +39,8 @@ def in_profile(case: Case, profile: str) -> bool:
         raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
     if profile in CHOSEN_ONLY:
         return case.kind == "legal_plays"
+    if profile == "codec":
+        return case.kind == "codec"
     if profile == "complete" or case.kind in MOVEMENT_KINDS:
         return True
     if profile == "movement" or case.kind in ("codec", "perft"):
