@@ -5,9 +5,8 @@ The test command of the mutation run (``tools/mutation/run.py``): cosmic-ray mut
 module of ``reference_impl/`` in a scratch copy of the repository and runs this script
 there; any other exit status kills the mutant. When every case passes, the real matches of
 ``tests/data/matches/`` are replayed as ``bgconf replay`` replays them and compared with their
-expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``), and so are the
-record files of ``cases/replays/`` where the suite has them (``harness.replay_verdicts``); a
-difference is printed as a failing case named ``replay:NAME``. The script imports the ``conformance`` and
+expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``); a difference
+is printed as a failing case named ``replay:NAME``. The script imports the ``conformance`` and
 ``reference_impl`` beside it (the copy it lives in), never an installed bgconf.
 
     python tools/mutation/suite_on_reference.py [--memory-mib 2048] [--cpu-seconds N]
@@ -93,12 +92,6 @@ def _replays() -> int:
 
     try:
         differences = verdict_differences(RECORDS)
-        try:  # the record files with known verdicts of cases/replays/, where the suite has them
-            from conformance.harness.replay_verdicts import verdict_differences as replays
-        except ImportError:
-            replays = None
-        if replays is not None:
-            differences += replays()
     except Exception as exc:  # noqa: BLE001  a mutant that makes replay raise is found by it
         differences = [f"{RECORDS.name}: replay raised {type(exc).__name__}: {exc}"]
     if not differences:
