@@ -12,13 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
 from conformance.cli import main  # noqa: E402
 from conformance.model import Cube, Match, Position, RULE_DEFAULTS  # noqa: E402
-from conformance.harness.record_judge import judge_record, replay_files  # noqa: E402
+from conformance.harness.record_judge import judge_record, replay_files, verdict_differences  # noqa: E402
 from conformance.harness.record_reader import read_mat, read_record  # noqa: E402
 from conformance.harness.strategies import positions  # noqa: E402
 from reference_impl import legal_plays  # noqa: E402
@@ -49,6 +50,25 @@ def test_every_bundled_match_is_read_whole():
         assert r.games == sum(1 for ln in text.splitlines() if ln.strip().startswith("Game "))
         assert r.plays > 40 and r.errors == 0, path.name
     assert sum(judged(p).plays for p in files) > 1500
+
+
+def test_every_bundled_match_gets_its_expected_verdict():
+    # each record's NAME.verdict.yaml: counts from the file's own lines, the illegal play NOTICE documents
+    assert len(list(MATCHES.glob("*.verdict.yaml"))) == len(list(MATCHES.glob("*.mat")))
+    assert verdict_differences(MATCHES) == []
+
+
+def test_a_verdict_that_differs_is_named(tmp_path):
+    for name in (KNOWN_ILLEGAL.name, "baR-U643iUDpvzTC.mat"):
+        shutil.copy(MATCHES / name, tmp_path / name)
+    known = yaml.safe_load((MATCHES / (KNOWN_ILLEGAL.stem + ".verdict.yaml")).read_text(encoding="utf-8"))
+    known["illegal"][0]["spec"] = "move.larger-die"
+    known["summary"]["plays"] += 1
+    (tmp_path / (KNOWN_ILLEGAL.stem + ".verdict.yaml")).write_text(yaml.safe_dump(known), encoding="utf-8")
+    got = verdict_differences(tmp_path)
+    assert any(line.startswith(f"{KNOWN_ILLEGAL.name}: plays expected 230, got 229") for line in got)
+    assert any(line.startswith(f"{KNOWN_ILLEGAL.name}: illegal expected") for line in got)
+    assert len(got) == 3 and "baR-U643iUDpvzTC.verdict.yaml: cannot be read" in got[2]
 
 
 def test_the_known_illegal_play_is_found_with_game_and_move():

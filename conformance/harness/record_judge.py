@@ -467,3 +467,53 @@ def file_summary(r: FileResult) -> str:
     return s + (f", {counted(r.errors, 'record error')}" if r.errors else "")
 
 
+
+
+# -- expected verdicts -------------------------------------------------------------------------
+#: the counts an expected verdict states, and what it states of each illegal event and note
+VERDICT_COUNTS = ("games", "plays", "no_plays", "cube_actions", "illegal", "errors")
+VERDICT_EVENT = {"illegal": ("game", "move", "side", "kind", "spec"), "errors": ("line", "game"),
+                 "notes": ("game", "kind")}
+VERDICT_SUFFIX = ".verdict.yaml"
+
+
+def observed_verdict(r: FileResult) -> dict:
+    """A judgement in the shape of an expected verdict: ``summary`` (VERDICT_COUNTS), then
+    ``illegal``, ``errors`` and ``notes``, each a list of its VERDICT_EVENT fields."""
+    level = {"illegal": "illegal", "errors": "error", "notes": "note"}
+    out: dict = {"summary": {k: getattr(r, k) for k in VERDICT_COUNTS}}
+    for key, fields in VERDICT_EVENT.items():
+        out[key] = [{f: (e.anchor if f == "spec" else getattr(e, f)) for f in fields}
+                    for e in r.events if e.level == level[key]]
+    return out
+
+
+def verdict_differences(directory: str | os.PathLike) -> list[str]:
+    """Replay every record of ``directory`` as ``bgconf replay`` does and compare each with its
+    expected verdict, ``NAME.verdict.yaml`` beside ``NAME.mat`` (keys: ``summary`` with
+    VERDICT_COUNTS, and ``illegal``, ``errors``, ``notes`` as ``observed_verdict`` gives them;
+    a key left out is not compared). Returns one line per difference, naming the record (empty:
+    every verdict reproduced); a record without its verdict, or an unreadable one, is a
+    difference too. Never raises for a directory it can list."""
+    import yaml
+
+    files, problems = record_files([str(directory)])
+    out = [f"{p.file}: {p.message}" for p in problems]
+    for result, path in zip(replay_files(files), files):
+        expected_path = path.with_name(path.stem + VERDICT_SUFFIX)
+        try:
+            expected = yaml.safe_load(expected_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            out.append(f"{expected_path}: cannot be read: {exc}")
+            continue
+        if not isinstance(expected, dict) or not isinstance(expected.get("summary"), dict):
+            out.append(f"{expected_path}: an expected verdict is a mapping with a summary")
+            continue
+        got = observed_verdict(result)
+        for k in VERDICT_COUNTS:
+            if k in expected["summary"] and expected["summary"][k] != got["summary"][k]:
+                out.append(f"{path.name}: {k} expected {expected['summary'][k]}, got {got['summary'][k]}")
+        for key in VERDICT_EVENT:
+            if key in expected and (expected[key] or []) != got[key]:
+                out.append(f"{path.name}: {key} expected {expected[key] or []}, got {got[key]}")
+    return out

@@ -1,8 +1,12 @@
-"""The bundled suite on the reference engine, in this process: exit 0 iff every case passes.
+"""The bundled suite on the reference engine, then ``bgconf replay`` of the bundled records: exit
+0 iff every case passes and every record gets its expected verdict.
 
 The test command of the mutation run (``tools/mutation/run.py``): cosmic-ray mutates one
 module of ``reference_impl/`` in a scratch copy of the repository and runs this script
-there; any other exit status kills the mutant. The script imports the ``conformance`` and
+there; any other exit status kills the mutant. When every case passes, the real matches of
+``tests/data/matches/`` are replayed as ``bgconf replay`` replays them and compared with their
+expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``); a difference
+is printed as a failing case named ``replay:NAME``. The script imports the ``conformance`` and
 ``reference_impl`` beside it (the copy it lives in), never an installed bgconf.
 
     python tools/mutation/suite_on_reference.py [--memory-mib 2048] [--cpu-seconds N]
@@ -12,7 +16,8 @@ without end fails with MemoryError instead of taking the machine; ``--cpu-second
 CPU time as well (run.py sets it a little above the per-mutant timeout, a backstop should the
 process outlive the run that started it).
 
-Exit status: 0 every case passes; 1 some case does not; 3 the engine does not load (the
+Exit status: 0 every case passes and every verdict is reproduced; 1 some case does not, or
+some verdict differs; 3 the engine does not load (the
 mutant is incompetent, a line starting with ``MARK`` says so) or the suite does not load.
 """
 
@@ -24,6 +29,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+RECORDS = ROOT / "tests" / "data" / "matches"  # real matches, each beside its NAME.verdict.yaml
 MARK = "bgconf-mutation:"
 EXIT_PASS, EXIT_FAIL, EXIT_NOT_RUN = 0, 1, 3
 
@@ -50,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         import reference_impl.game
         import reference_impl.movegen
         import reference_impl.perft
+        import reference_impl.record
         from conformance.engines.adapters.reference import ReferenceEngine
     except Exception as exc:  # noqa: BLE001
         print(f"{MARK} incompetent: the engine does not load: {type(exc).__name__}: {exc}")
@@ -69,13 +76,31 @@ def main(argv: list[str] | None = None) -> int:
     bad = [r for r in results if r.status != "pass"]
     if not bad:
         print(f"all {len(results)} cases pass")
-        return EXIT_PASS
+        return _replays()
     print(f"{len(bad)} of {len(results)} cases do not pass:")
     for r in bad[:10]:
         message = " ".join(str(r.outcome.message).split())
         print(f"  {r.case.id} ({r.status}): {message[:200]}")
     if len(bad) > 10:
         print(f"  ... and {len(bad) - 10} more")
+    return EXIT_FAIL
+
+
+def _replays() -> int:
+    """The bundled records replayed and compared with their expected verdicts."""
+    from conformance.harness.record_judge import verdict_differences
+
+    try:
+        differences = verdict_differences(RECORDS)
+    except Exception as exc:  # noqa: BLE001  a mutant that makes replay raise is found by it
+        differences = [f"{RECORDS.name}: replay raised {type(exc).__name__}: {exc}"]
+    if not differences:
+        print(f"every record of {RECORDS.relative_to(ROOT)} gets its expected verdict")
+        return EXIT_PASS
+    print(f"{len(differences)} differences from the expected verdicts of {RECORDS.relative_to(ROOT)}:")
+    for line in differences[:10]:
+        name = line.split(":", 1)[0]
+        print(f"  replay:{name} (fail): {' '.join(line.split())[:200]}")
     return EXIT_FAIL
 
 
