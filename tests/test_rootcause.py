@@ -1,7 +1,7 @@
 """One bug, one line (conformance.reports.rootcause): the forms of a case that fail where the case
 as written fails are one root cause; a form that fails where the case as written passes is its
 own; the count reads "N rule bugs in M cases". Checked on hand-made lines, by property over any
-run."""
+run, and on a real run of a deliberately broken engine through every rendering."""
 
 import json
 
@@ -9,6 +9,9 @@ from hypothesis import given, strategies as st
 
 from conformance.cases import case_name
 from conformance.reports import rootcause
+from test_cli import bgconf
+
+BROKEN = "python:engines_for_tests:no_larger_die"
 
 
 def line(cid: str, scenario: str, status: str) -> dict:
@@ -76,3 +79,33 @@ def test_every_failing_form_is_on_exactly_one_line_and_a_line_is_one_case(forms)
             assert c.under == []
     n, m = rootcause.count(causes)
     assert n <= m == sum(x["status"] in rootcause.WRONG for x in lines)
+
+
+def test_a_real_run_reads_one_line_per_root_cause_in_every_rendering(tmp_path):
+    """The broken engine plays the smaller die: bg-X6DC fails as written and in every scenario
+    (colours swapped, dice reversed, as a Position ID...); the terminal, Markdown, HTML and the matrix show it once with its forms under it."""
+    out = tmp_path
+    proc = bgconf("run", "--engine", BROKEN, "--case", "bg-X6DC", "--case", "bg-C3Z8", "--scenarios",
+                  "--report", str(out / "r.jsonl"), "--markdown", str(out / "r.md"), "--html", str(out / "r.html"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = [json.loads(x) for x in (out / "r.jsonl").read_text().splitlines()]
+    failing = [case_name(x["id"], x["scenario"]) for x in report if x.get("status") == "fail"]
+    # as written, colours swapped, dice reversed and each position form the reference reads
+    assert failing[0] == "bg-X6DC" and {"bg-X6DC[swapped]", "bg-X6DC[dice-reversed]"} < set(failing)
+    assert {x["status"] for x in report if x.get("id") == "bg-C3Z8"} == {"pass"}
+    also, counted = ", ".join(failing[1:]), f"1 rule bug in {len(failing)} cases"
+    assert proc.stdout.count("FAIL ") == 1 and f"  also fails as: {also} (the same root case)" in proc.stdout
+    assert f"failures by root cause: {counted}" in proc.stdout
+    md = (out / "r.md").read_text()
+    assert f"### Failures: {counted}" in md and md.count("\n- `bg-X6DC") == 1 and f"also fails as {also}" in md
+    html = (out / "r.html").read_text()
+    assert f"Failures: {counted}" in html and html.count('<div class="case">') == 1
+    assert f"Also fails as: {also}" in html
+    site = out / "site"
+    assert bgconf("matrix", str(out / "r.jsonl"), "--out", str(site)).returncode == 0
+    data = json.loads((site / "matrix.json").read_text())
+    assert data["engines"][0]["rule_bugs"] == counted
+    assert [c["name"] for c in data["engines"][0]["causes"]] == ["bg-X6DC"]
+    under = {c["name"]: c["answers"][0]["under"] for c in data["cases"]}
+    assert under["bg-X6DC"] is None and under["bg-X6DC[swapped]"] == "bg-X6DC" and under["bg-C3Z8"] is None
+    assert "Shown under" in (site / "cases" / "bg-X6DC-swapped.html").read_text()
