@@ -55,7 +55,7 @@ BUGS_HEAD = ["| engine | version | kind | rule | case | also fails as | what the
 #: the longest "what the engine does" taken from a failure's message
 MESSAGE_CHARS = 200
 
-#: the kind of a bug table row that no expectations entry lists
+#: the kind of a bug table row that no expectations entry lists (an entry's kind may say it too)
 UNREVIEWED = "unreviewed"
 
 
@@ -132,8 +132,8 @@ def engine_row(name: str, suite, run: tuple[dict | None, list[dict], str] | None
 def bug_rows(name: str, run: tuple[dict | None, list[dict], str], notes=None) -> list[str]:
     """One engine's rows of the bug table from its ``engine_run``: one per root cause of its
     rule bugs (``rootcause.group`` over the fail and xfail lines), in run order. ``notes``: the
-    engine's ``harness.expectations.Expectations`` (None: none), whose entry for a case gives
-    the row's text (a leading ``anchor:`` of the case becomes the row's rule) and kind (a case
+    engine's ``harness.expectations.Expectations`` (None: none), whose entry for the first form
+    of the line it names (or else for the case's id) gives the row's text (a leading ``anchor:`` of the case becomes the row's rule) and kind (a case
     it does not list: ``UNREVIEWED``). An engine that could not start is one row saying so."""
     info, lines, why = run
     if info is None:
@@ -145,11 +145,13 @@ def bug_rows(name: str, run: tuple[dict | None, list[dict], str], notes=None) ->
         rule, text = lead["spec"][0], lead.get("message", "")
         if len(text) > MESSAGE_CHARS:
             text = text[:MESSAGE_CHARS].rstrip() + "..."
-        reason = notes and notes.xfail.get(named, notes.xfail.get(lead["id"]))
+        listed = [case_name(x["id"], x.get("scenario") or "") for x in cause.forms]
+        entry = next((n for n in listed + [lead["id"]] if notes and n in notes.xfail), None)
+        reason = entry and notes.xfail[entry]  # the first form of the line an entry names, else its id
         if reason:
             anchor, sep, rest = reason.partition(": ")
             rule, text = (anchor, rest) if sep and anchor in lead["spec"] else (rule, reason)
-        kind = notes.kind(named) if reason else UNREVIEWED
+        kind = notes.kind(entry) if reason else UNREVIEWED
         also = ", ".join(x.get("scenario") or "as written" for x in cause.under) or "-"
         rows.append(f"| {name} | {info.get('version', '')} | {kind} | `{rule}` | {named} | {_cell(also)} |"
                     f" {_cell(text)} |")
