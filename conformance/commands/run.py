@@ -1,5 +1,6 @@
-"""``bgconf run``: run cases against an engine and print failures, a table per spec section and
-a summary; the options, the printing and the exit codes (the run itself: ``commands.execute``).
+"""``bgconf run``: run cases against an engine and print failures, one per root cause
+(``reports.rootcause``), a table per spec section and a summary; the options, the printing and
+the exit codes (the run itself: ``commands.execute``).
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ import sys
 from conformance.commands.common import (EXIT_BAD_CASES, EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandExit,
                                          count)
 from conformance.commands.execute import RENDERINGS, execute, finish, keep_outputs, run_options
+from conformance.reports import rootcause
 from conformance.reports.report import failure_text, incidents_text, section_table, summary_line
 
 
 def add_parser(sub) -> None:
     run = sub.add_parser("run", help="run cases against an engine",
                          description="Run the suite (or selected cases) against an engine and print"
-                                     " failures, a table per spec section and a summary.",
+                                     " its failures, a table per spec section and a summary. Failures"
+                                     " are grouped by root cause: the forms of a case (bg-XXXX[swapped],"
+                                     " bg-XXXX[chosen-play], ...) that fail where the case as written fails"
+                                     " are listed under it, and the count reads \"N rule bugs in M cases\""
+                                     " (docs/failures.md).",
                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     run_options(run)
     run.add_argument("--report", metavar="FILE.jsonl", help="write the JSON Lines report of record")
@@ -25,7 +31,7 @@ def add_parser(sub) -> None:
     run.add_argument("--html", metavar="FILE.html", help="write the HTML certificate page")
     run.add_argument("--badge", metavar="FILE.json", help="write a shields.io badge JSON")
     run.add_argument("--max-failures", type=count, default=20, metavar="N",
-                     help="show at most N failures in full (default 20)")
+                     help="show at most N failures in full, one per root cause (default 20)")
     run.add_argument("-v", "--verbose", action="store_true", help="also list unsupported and xfail cases")
     run.set_defaults(func=cmd_run)
 
@@ -41,12 +47,15 @@ def cmd_run(args) -> int:
             return stop.code
         written = keep_outputs(args, record, outputs)
     results, info = record.results, record.info
-    bad = [r for r in results if r.status in ("fail", "errored", "timeout", "xpass")]
-    for r in bad[: args.max_failures]:
-        print(failure_text(r, args.engine))
+    bad = [r for r in results if r.status in rootcause.SHOWN]
+    causes = rootcause.group(bad, rootcause.result_key, rootcause.SHOWN)
+    for cause in causes[: args.max_failures]:
+        print(failure_text(cause.lead, args.engine))
+        if cause.under:
+            print(f"  also fails as: {rootcause.also_text(cause, rootcause.result_key)} (the same root case)")
         print()
-    if len(bad) > args.max_failures:
-        print(f"... {len(bad) - args.max_failures} more not shown (--max-failures)")
+    if len(causes) > args.max_failures:
+        print(f"... {len(causes) - args.max_failures} more root causes not shown (--max-failures)")
     if args.verbose:
         for r in results:
             if r.status in ("unsupported", "xfail"):
@@ -72,6 +81,10 @@ def cmd_run(args) -> int:
     listed = incidents_text(foot)
     if listed:
         print(listed)
+    if bad:
+        print(f"failures by root cause: {rootcause.count_text(causes)}"
+              + (f", and {len(causes) - rootcause.count(causes)[0]} errored, timed out or xpassed"
+                 if len(causes) > rootcause.count(causes)[0] else ""))
     print(summary_line(results, foot["wall_s"]) + why)
     if bad or foot["incomplete"] or record.stale or foot["crashes"] or foot["hangs"]:
         return finish(record, EXIT_FAILED)

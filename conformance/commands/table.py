@@ -1,6 +1,7 @@
-"""``bgconf table [--write FILE]``: the README's certification table (``conformance.reports.table``)
-printed, or written between its markers in FILE; each engine's progress on stderr as it runs;
-exit 0, or 2 when FILE cannot be used.
+"""``bgconf table [--bugs] [--write FILE]``: the README's certification table, or with ``--bugs``
+its bug table, one row per root cause (``conformance.reports.table``), printed, or written between
+its markers in FILE; each engine's progress on stderr as it runs; exit 0, or 2 when FILE or an
+expectations file cannot be used.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from conformance.commands.common import EXIT_OK, EXIT_USAGE, CommandExit, check_outputs, err, write_text
 from conformance.engines.registry import BUILTIN
-from conformance.reports.table import END, EXAMPLE_ENGINE, START, certification_table, example_available
+from conformance.reports.table import BUGS_END, BUGS_START, END, EXAMPLE_ENGINE, START, example_available, tables
 
 
 def add_parser(sub) -> None:
@@ -25,13 +26,27 @@ def add_parser(sub) -> None:
                                      "table between its markers, leaving the rest of the file as it was. Rows "
                                      "come in a fixed order: the built-in engines that list legal plays, then "
                                      "those that only choose a play, then engines given as cmd: or python:. "
-                                     "Each engine's progress is printed on stderr as it runs.",
+                                     "Each engine's progress is printed on stderr as it runs. With --bugs, the "
+                                     "bug table instead, from the same runs: one row per root cause of each "
+                                     "engine's failures (the forms of a case that fail where the case as written "
+                                     "fails are one row; docs/failures.md), its text and kind (rule bug, notation) "
+                                     "from the engine's expectations file in --expectations-dir, 'unreviewed' for a "
+                                     "failure no entry lists; --write replaces the table between "
+                                     f"{BUGS_START} and {BUGS_END}.",
                          epilog="examples:\n  bgconf table --write README.md\n"
+                                "  bgconf table --bugs --write README.md\n"
                                 "  bgconf table --engine reference --engine gnubg\n\n"
-                                + exit_codes({0: "the table is printed (and written)", 2: "bad command line, or a --write FILE that cannot be read, has no markers or cannot be written (checked before any engine runs)"}),
+                                + exit_codes({0: "the table is printed (and written)", 2: "bad command line, a --write FILE that cannot be read, has no markers or cannot be written, or an expectations file that cannot be read (checked before any engine runs)"}),
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     tab.add_argument("--engine", action="append", metavar="E", help="an engine to include (repeatable)")
     tab.add_argument("--write", metavar="FILE", help="replace the table between the markers in FILE")
+    tab.add_argument("--bugs", action="store_true",
+                     help="the bug table (one row per root cause of each engine's failures) instead of the"
+                          " certification table")
+    tab.add_argument("--expectations-dir", metavar="DIR", default="expectations",
+                     help="where the engines' expectations files NAME.yaml are, for the bug table's text and"
+                          " kind (default: expectations, the checkout's); an engine without one has its rows"
+                          " from the failures' messages")
     tab.set_defaults(func=cmd_table)
 
 
@@ -43,7 +58,9 @@ def cmd_table(args) -> int:
         return state is None or state[0] is not None
 
     engines = args.engine or ([n for n in BUILTIN if present(n)] + ([EXAMPLE_ENGINE] if example_available() else []))
-    start, end = START, END
+    from conformance.harness.expectations import ExpectationsError
+
+    start, end = (BUGS_START, BUGS_END) if args.bugs else (START, END)
     if args.write:  # checked before any engine runs
         path = Path(args.write)
         try:
@@ -68,7 +85,11 @@ def cmd_table(args) -> int:
             err(f"table: [{done}/{total}] {name}: {counts['cases']} cases, {counts['pass']} pass,"
                 f" {counts['fail']} fail, {counts['errored']} errored, {counts['unsupported']} unsupported")
 
-    table = certification_table(engines, progress)  # an interruption ends in main(): nothing is written
+    try:  # the expectations files are read before any engine runs
+        table = tables(engines, progress, Path(args.expectations_dir))[1 if args.bugs else 0]
+    except ExpectationsError as exc:  # an interruption ends in main(): nothing is written
+        err(str(exc))
+        return EXIT_USAGE
     if args.write:  # an in-place edit: the new text is written beside the file and moved onto it
         before, rest = text.split(start, 1)
         if not write_text("--write", path, before + start + "\n" + table + end + rest.split(end, 1)[1]):

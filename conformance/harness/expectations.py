@@ -34,12 +34,24 @@ class ExpectationsError(ValueError):
 
 @dataclass
 class Expectations:
-    """``engine`` name, ``xfail`` (case id -> reason) and ``links`` (case id -> bug report URL)."""
+    """``engine`` name, ``xfail`` (case id -> reason), ``links`` (case id -> bug report URL) and
+    ``kinds`` (case id -> one of ``KINDS``, for the entries that give one)."""
 
     engine: str
     xfail: dict[str, str]
     path: str = ""
     links: dict[str, str] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+
+    def kind(self, name: str) -> str:
+        """The kind of the entry for a case name (``bg-4UEK[chosen-play]``, else its bare id):
+        ``KINDS[0]`` when the entry gives none or there is no entry."""
+        return self.kinds.get(name, self.kinds.get(name.split("[", 1)[0], KINDS[0]))
+
+
+#: what an entry's disagreement is (``kind``): the default first; ``unreviewed``: a known failure
+#: not yet told apart from a notation or interface difference
+KINDS = ("rule bug", "notation", "unreviewed")
 
 
 def load(path: str | Path) -> Expectations:
@@ -51,7 +63,7 @@ def load(path: str | Path) -> Expectations:
         raise ExpectationsError(f"{path}: cannot read expectations: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict) or data.get("format") != 1 or not isinstance(data.get("xfail", {}), dict):
         raise ExpectationsError(f"{path}: an expectations file is a mapping with format: 1, engine and xfail")
-    xfail, links = {}, {}
+    xfail, links, kinds = {}, {}, {}
     for cid, entry in (data.get("xfail") or {}).items():
         reason = entry.get("reason") if isinstance(entry, dict) else None
         if not reason:
@@ -63,7 +75,12 @@ def load(path: str | Path) -> Expectations:
                 raise ExpectationsError(f"{path}: xfail {cid}: link must be an http(s) URL (the engine's bug"
                                         f" report), not {link!r}")
             links[str(cid)] = link
-    return Expectations(str(data.get("engine", "")), xfail, str(path), links)
+        kind = entry.get("kind")
+        if kind is not None:
+            if kind not in KINDS:
+                raise ExpectationsError(f"{path}: xfail {cid}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
+            kinds[str(cid)] = kind
+    return Expectations(str(data.get("engine", "")), xfail, str(path), links, kinds)
 
 
 def apply_one(result: CaseResult, expectations: Expectations) -> None:

@@ -2,8 +2,9 @@
 
 The site (no server, no network: open ``DIR/index.html`` from disk):
 
-- ``index.html``: the engines (name, version, report, suite version, counts), the pass
-  rate of each engine per spec section, and every case with its status in each engine
+- ``index.html``: the engines (name, version, report, suite version, counts, and its failures
+  by root cause: "N rule bugs in M cases", ``reports.rootcause``), each engine's failures one
+  per root cause, the pass rate of each engine per spec section, and every case with its status in each engine
   and in how many engines it fails, with filters by section, kind, tag and status;
 - ``cases/NAME.html``: one page per case: its YAML as written, the text of each spec
   clause it names, each engine's status, message, bug link and re-run command;
@@ -22,6 +23,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from conformance.harness.compare import STATUSES
+from conformance.reports import rootcause
 from conformance.reports.render import BAD, TEMPLATES, case_name
 
 
@@ -91,29 +93,40 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
 
         {"suite_versions": [...], "mixed_suites": [group, ...] (suite_groups; [] when all ran one suite),
          "engines": [{"label", "name", "version", "report", "suite_version",
-                                               "content_hash", "complete", "counts": {status: n}}],
+                      "content_hash", "complete", "counts": {status: n}, "rule_bugs": "N rule bugs in M cases",
+                      "causes": [{"name", "status", "spec", "message", "also": [name, ...]}, ...]}],
          "sections": {section: [{"pass": n, "answered": n, "total": n}, ...one per engine]},
          "cases": [{"name", "id", "title", "kind", "level", "tags", "file", "line", "spec", "section",
                     "statuses": [status or None per engine], "fails_in": n,
-                    "answers": [{"status", "message", "link", "repro"} or None per engine]}],
+                    "answers": [{"status", "message", "link", "repro", "under"} or None per engine]}],
          "clauses": {anchor: text}}
 
     ``answered`` excludes unsupported cases; a case counts in every section its anchors
-    name; ``fails_in`` counts engines whose status is fail, errored, timeout or xpass."""
+    name; ``fails_in`` counts engines whose status is fail, errored, timeout or xpass. An engine's
+    ``causes`` are its failures one per root cause (``rootcause.group``, known failures included),
+    and an answer's ``under`` names the root cause a failing form is shown under when that is
+    another form of the case (else None)."""
     from conformance.cases import resources
 
     known = {c.name: c for c in suite_cases}
     engines, by_name = [], defaultdict(lambda: [None] * len(reports))
+    under: list[dict[str, str]] = []  # per engine: a form's name -> the name of the line it is under
     for i, ((path, lines), label) in enumerate(zip(reports, _labels(reports))):
         head = lines[0]
         foot = lines[-1] if lines[-1]["type"] == "footer" else {}
         case_lines = [x for x in lines if x["type"] == "case"]
         counted = Counter(c["status"] for c in case_lines)
+        causes = rootcause.group(case_lines, rootcause.line_key)
+        under.append({case_name(x): case_name(c.lead) for c in causes for x in c.under})
         engines.append({"label": label, "name": head["engine"].get("name", ""),
                         "version": head["engine"].get("version", ""), "report": str(path),
                         "suite_version": head["suite_version"], "content_hash": head["content_hash"],
                         "complete": bool(foot) and not foot.get("incomplete"),
-                        "counts": {s: counted.get(s, 0) for s in STATUSES}})
+                        "counts": {s: counted.get(s, 0) for s in STATUSES},
+                        "rule_bugs": rootcause.count_text(causes),
+                        "causes": [{"name": case_name(c.lead), "status": c.status, "spec": c.lead["spec"],
+                                    "message": c.lead.get("message", ""),
+                                    "also": [case_name(x) for x in c.under]} for c in causes]})
         for c in case_lines:
             by_name[case_name(c)][i] = c
     cases, sections = [], defaultdict(lambda: [Counter() for _ in reports])
@@ -130,7 +143,8 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
             "spec": spec, "section": spec[0].split(".", 1)[0], "statuses": statuses,
             "fails_in": sum(s in BAD for s in statuses),
             "answers": [a and {"status": a["status"], "message": a.get("message", ""), "link": a.get("link"),
-                               "repro": a.get("repro", "")} for a in answers]})
+                               "repro": a.get("repro", ""), "under": under[i].get(name)}
+                        for i, a in enumerate(answers)]})
         for section in dict.fromkeys(a.split(".", 1)[0] for a in spec):
             for i, s in enumerate(statuses):
                 if s is not None:
@@ -179,4 +193,4 @@ def _pages(data, out, sources, kinds, tags, files, written, resources) -> None:
         data=data, clauses=resources.spec_clauses(limit=None)))
     for case in data["cases"]:
         put(out / "cases" / page_name(case["name"]), TEMPLATES.get_template("matrix_case.html.j2").render(
-            data=data, case=case, source=sources.get(case["id"], ""), bad=BAD))
+            data=data, case=case, source=sources.get(case["id"], ""), bad=BAD, page_name=page_name))

@@ -17,11 +17,12 @@ import junitparser
 from conformance.cases import case_name as _named
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.runner import engine_faults
+from conformance.reports import rootcause
 
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance.reports", "templates"),
                                 autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
                                 lstrip_blocks=True)
-BAD = ("fail", "errored", "timeout", "xpass")
+BAD = rootcause.SHOWN  # the statuses of a failure: fail, errored, timeout, xpass
 
 def read_jsonl(path: str | Path) -> list:
     """The lines of a JSON Lines report, as parsed (not checked against the schema:
@@ -234,18 +235,14 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     for section, counts in section_matrix(cases).items():
         out.append(f"| {section} | " + " | ".join(str(counts.get(s, 0))
                                                    for s in ("pass", "fail", "errored", "unsupported", "xfail")) + " |")
-    bad = [c for c in cases if c["status"] in BAD]
+    bad = rootcause.group(cases, rootcause.line_key, BAD)
     if bad:
-        out += ["", "### Failures", ""]
-        for c in bad[:50]:
-            out.append(f"- `{case_name(c)}` ({c['status']}, {', '.join(c['spec'])}): {c.get('message', '')}"
-                       + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
-    known = [c for c in cases if c["status"] == "xfail"]
+        out += ["", f"### Failures: {rootcause.count_text(bad)}", ""]
+        out += _cause_items(bad, True)
+    known = rootcause.group(cases, rootcause.line_key, ("xfail",))
     if known:
-        out += ["", "### Known failures (xfail)", ""]
-        for c in known[:50]:
-            out.append(f"- `{case_name(c)}` ({', '.join(c['spec'])}): {c.get('message', '')}"
-                       + (f" ([bug report]({c['link']}))" if c.get("link") else ""))
+        out += ["", f"### Known failures (xfail): {rootcause.count_text(known)}", ""]
+        out += _cause_items(known, False)
     listed = footer.get("incidents") or []
     if listed:
         out += ["", f"### The engine crashed or hung ({v['faults']})", ""]
@@ -261,16 +258,33 @@ def markdown(lines: list[dict], profile: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
+def _cause_items(causes: list, with_status: bool, limit: int = 50) -> list[str]:
+    """The Markdown list items of root causes (``rootcause.group`` of report lines): each lead
+    with its status (``with_status``), clauses, message and bug link, and the forms under it."""
+    out = []
+    for cause in causes[:limit]:
+        c, also = cause.lead, rootcause.also_text(cause, rootcause.line_key)
+        out.append(f"- `{case_name(c)}` ({c['status'] + ', ' if with_status else ''}{', '.join(c['spec'])}):"
+                   f" {c.get('message', '')}" + (f" ([bug report]({c['link']}))" if c.get("link") else "")
+                   + (f"; also fails as {also}" if also else ""))
+    if len(causes) > limit:
+        out.append(f"- ... {len(causes) - limit} more root causes in the report")
+    return out
+
+
 def html_certificate(lines: list[dict], profile: str) -> str:
     """A self-contained HTML page: verdict, matrix per spec section, unsupported
-    options and capabilities, and every failure with its board and re-run command."""
+    options and capabilities, and every failure, one per root cause (``rootcause``: the forms
+    under it named), with its board and re-run command."""
     header, cases, footer = _parts(lines)
     unsupported = sorted({c.get("message", "") for c in cases if c["status"] == "unsupported"})
+    causes = rootcause.group(cases, rootcause.line_key, BAD + ("xfail",))
     return TEMPLATES.get_template("certificate.html.j2").render(
         header=header, footer=footer, profile=profile, verdict=verdict(lines, profile),
         scenarios=scenario_sentence(header),
         matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
-        failures=[c for c in cases if c["status"] in BAD + ("xfail",)], unsupported=unsupported,
+        failures=[{"lead": x.lead, "also": rootcause.also_text(x, rootcause.line_key)} for x in causes],
+        counted=rootcause.count_text(causes), unsupported=unsupported,
         duplicated=[c for c in cases if c.get("duplicates") and c["status"] not in BAD])
 
 

@@ -10,6 +10,15 @@ engines that only choose a play (capability ``chosen-play``, asked the chosen-pl
 legal_plays case as well), then the engines given as a command or a Python factory
 (``cmd:...``, ``python:...``), such as the JavaScript example ``EXAMPLE_ENGINE``. An engine
 that cannot start keeps its place in its group.
+
+The README's bug table (``bgconf table --bugs``) comes from the same runs: one row per root
+cause of each engine's rule bugs (``reports.rootcause``: the forms of a case that fail where the
+root case fails are one row), in the same order of engines and, within an engine, in the order of
+the suite. Each row gives the clause and the case, the other forms that fail with it, and what
+the engine does: the reason its expectations file (``expectations/NAME.yaml``) gives for the
+case, or else the failure's message; and the row's kind: the entry's ``kind`` (``rule bug``, the
+default, or ``notation``), or ``unreviewed`` for a failure no expectations entry lists (no one
+has yet told a rule bug from a notation or interface difference there).
 """
 
 from __future__ import annotations
@@ -18,10 +27,11 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from conformance.cases import load_suite
+from conformance.cases import case_name, load_suite
 from conformance.engines.registry import BUILTIN, get_engine
 from conformance.harness.runner import run_cases
 from conformance.harness.selection import asked
+from conformance.reports import rootcause
 from conformance.reports.report import case_line, footer, header
 
 #: the JavaScript example engine (examples/js/), a row of the table when bgconf runs from a
@@ -35,6 +45,18 @@ HEAD = ["| engine | version | cases | pass | fail | errored | unsupported | move
         "|---|---|---|---|---|---|---|---|---|---|---|"]
 #: the profiles with a column, in order
 COLUMNS = ("movement", "money", "match", "bot")
+
+#: the lines between which a README holds the bug table (``bgconf table --bugs --write``)
+BUGS_START, BUGS_END = "<!-- bugs:start -->", "<!-- bugs:end -->"
+
+BUGS_HEAD = ["| engine | version | kind | rule | case | also fails as | what the engine does |",
+             "|---|---|---|---|---|---|---|"]
+
+#: the longest "what the engine does" taken from a failure's message
+MESSAGE_CHARS = 200
+
+#: the kind of a bug table row that no expectations entry lists (an entry's kind may say it too)
+UNREVIEWED = "unreviewed"
 
 
 def example_available(cwd: Path | None = None) -> bool:
@@ -52,29 +74,46 @@ def row_order(name: str, info: dict | None) -> int:
     return 1 if "chosen-play" in (info or {}).get("capabilities", []) else 0
 
 
-def engine_row(name: str, suite) -> tuple[str, dict | None, dict]:
-    """One engine's row over ``suite`` (a loaded ``Suite``): (Markdown row, its ``describe()``
-    or None when it could not start, the counts {"cases", "pass", "fail", "errored",
-    "unsupported"}). An engine that cannot start is a row saying "not installed" and why; an
-    engine's failure while running raises as it came."""
-    from conformance.reports import render
-    from conformance.harness.profiles import CHOSEN_ONLY, REQUIRED, in_profile
-
+def engine_run(name: str, suite) -> tuple[dict | None, list[dict], str]:
+    """Run the whole of ``suite`` (a loaded ``Suite``) on one engine as ``bgconf certify`` asks
+    it (each case also in every scenario the engine is certified on, the chosen-play forms):
+    (its ``describe()``, the report's lines: header, case lines, footer, ""); for an engine that
+    cannot start, (None, [], why: its first line). An engine's failure while running raises as
+    it came."""
     try:
         engine = get_engine(name)
         info = engine.describe()
     except Exception as exc:  # not installed here: say so rather than guess
-        why = (str(exc).splitlines() or [type(exc).__name__])[0].replace("|", "\\|")
-        return f"| {name} | not installed ({why}) |" + " |" * (5 + len(COLUMNS)), None, {}
-    written = {c.name for c in asked(suite.cases, info, scenarios=False)}  # what the counts count
-    try:  # each case also in every scenario the engine is certified on, as bgconf certify asks it
+        return None, [], (str(exc).splitlines() or [type(exc).__name__])[0]
+    try:
         results = run_cases(engine, asked(suite.cases, info, scenarios=True))
     finally:
         engine.close()
     lines = ([header(info, suite.content_hash)] + [case_line(r, name) for r in results]
              + [footer(results, 0.0, given_up=getattr(engine, "given_up", None), engine_name=name)])
-    results = [r for r in results if r.case.name in written]
-    counts = {k: sum(r.status == k for r in results) for k in ("pass", "fail", "errored", "unsupported")}
+    return info, lines, ""
+
+
+def _cell(text: str) -> str:
+    """``text`` fit for a Markdown table cell: on one line, ``|`` escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def engine_row(name: str, suite, run: tuple[dict | None, list[dict], str] | None = None
+               ) -> tuple[str, dict | None, dict]:
+    """One engine's certification row over ``suite`` (a loaded ``Suite``): (Markdown row, its
+    ``describe()`` or None when it could not start, the counts {"cases", "pass", "fail",
+    "errored", "unsupported"}). ``run``: the engine's ``engine_run`` (default: run it now). An
+    engine that cannot start is a row saying "not installed" and why."""
+    from conformance.reports import render
+    from conformance.harness.profiles import CHOSEN_ONLY, REQUIRED, in_profile
+
+    info, lines, why = run or engine_run(name, suite)
+    if info is None:
+        return f"| {name} | not installed ({_cell(why)}) |" + " |" * (5 + len(COLUMNS)), None, {}
+    written = {c.name for c in asked(suite.cases, info, scenarios=False)}  # what the counts count
+    cases = [x for x in lines if x["type"] == "case" and render.case_name(x) in written]
+    counts = {k: sum(x["status"] == k for x in cases) for k in ("pass", "fail", "errored", "unsupported")}
     verdicts = []
     for profile in COLUMNS:
         chosen = {c.id for c in suite.cases if in_profile(c, profile)}
@@ -85,9 +124,38 @@ def engine_row(name: str, suite) -> tuple[str, dict | None, dict]:
         v = render.verdict([x for x in lines if x.get("type") != "case"
                             or (x["id"] in chosen and (kinds is None or x["kind"] in kinds))], profile)
         verdicts.append("certified" if v["certified"] else f"no ({v['must_passed']}/{v['must']})")
-    row = (f"| {name} | {info.get('version', '')} | {len(results)} | {counts['pass']} | {counts['fail']} |"
+    row = (f"| {name} | {info.get('version', '')} | {len(cases)} | {counts['pass']} | {counts['fail']} |"
            f" {counts['errored']} | {counts['unsupported']} | " + " | ".join(verdicts) + " |")
-    return row, info, {"cases": len(results), **counts}
+    return row, info, {"cases": len(cases), **counts}
+
+
+def bug_rows(name: str, run: tuple[dict | None, list[dict], str], notes=None) -> list[str]:
+    """One engine's rows of the bug table from its ``engine_run``: one per root cause of its
+    rule bugs (``rootcause.group`` over the fail and xfail lines), in run order. ``notes``: the
+    engine's ``harness.expectations.Expectations`` (None: none), whose entry for the first form
+    of the line it names (or else for the case's id) gives the row's text (a leading ``anchor:`` of the case becomes the row's rule) and kind (a case
+    it does not list: ``UNREVIEWED``). An engine that could not start is one row saying so."""
+    info, lines, why = run
+    if info is None:
+        return [f"| {name} | not installed ({_cell(why)}) |" + " |" * 5]
+    rows = []
+    for cause in rootcause.group([x for x in lines if x["type"] == "case"], rootcause.line_key, rootcause.WRONG):
+        lead = cause.lead
+        named = case_name(lead["id"], lead.get("scenario") or "")
+        rule, text = lead["spec"][0], lead.get("message", "")
+        if len(text) > MESSAGE_CHARS:
+            text = text[:MESSAGE_CHARS].rstrip() + "..."
+        listed = [case_name(x["id"], x.get("scenario") or "") for x in cause.forms]
+        entry = next((n for n in listed + [lead["id"]] if notes and n in notes.xfail), None)
+        reason = entry and notes.xfail[entry]  # the first form of the line an entry names, else its id
+        if reason:
+            anchor, sep, rest = reason.partition(": ")
+            rule, text = (anchor, rest) if sep and anchor in lead["spec"] else (rule, reason)
+        kind = notes.kind(entry) if reason else UNREVIEWED
+        also = ", ".join(x.get("scenario") or "as written" for x in cause.under) or "-"
+        rows.append(f"| {name} | {info.get('version', '')} | {kind} | `{rule}` | {named} | {_cell(also)} |"
+                    f" {_cell(text)} |")
+    return rows
 
 
 def certification_table(engines: list[str],
@@ -97,20 +165,49 @@ def certification_table(engines: list[str],
     rule, one row per engine of ``engines`` in the order of the module docstring, a final
     newline). ``progress(done, total, name, counts)`` is called before each engine (counts
     None) and after it (its counts; {} when it could not start)."""
+    return tables(engines, progress)[0]
+
+
+def bug_table(engines: list[str], progress: Callable[[int, int, str, dict | None], None] | None = None,
+              notes_dir: Path | None = None) -> str:
+    """The README's bug table (module docstring): a header row, a rule, the rows of each engine
+    of ``engines`` (``bug_rows``) in the certification table's order of engines, a final
+    newline. ``notes_dir``: the folder of the expectations files (``NAME.yaml``; an engine
+    without one has its rows from the failures' messages). ``progress`` as for
+    ``certification_table``. Raises ``harness.expectations.ExpectationsError`` for an
+    expectations file that cannot be read."""
+    return tables(engines, progress, notes_dir)[1]
+
+
+def tables(engines: list[str], progress: Callable[[int, int, str, dict | None], None] | None = None,
+           notes_dir: Path | None = None) -> tuple[str, str]:
+    """(the certification table, the bug table) from one run of each engine, as
+    ``certification_table`` and ``bug_table`` give them."""
+    from conformance.harness.expectations import load
+
+    notes = {}
+    for name in engines:  # read before any engine runs: a bad file stops the command at once
+        path = Path(notes_dir) / f"{name}.yaml" if notes_dir is not None else None
+        if path is not None and path.is_file():
+            notes[name] = load(path)
     suite = load_suite()
-    rows: list[tuple[int, int, str]] = []
+    rows: list[tuple[int, int, str, list[str]]] = []
     for i, name in enumerate(engines):
         if progress:
             progress(i, len(engines), name, None)
-        row, info, counts = engine_row(name, suite)
-        rows.append((row_order(name, info), i, row))
+        run = engine_run(name, suite)
+        row, info, counts = engine_row(name, suite, run)
+        rows.append((row_order(name, info), i, row, bug_rows(name, run, notes.get(name))))
         if progress:
             progress(i + 1, len(engines), name, counts)
-    return "\n".join(HEAD + [row for _group, _i, row in sorted(rows)]) + "\n"
+    rows.sort(key=lambda r: r[:2])
+    return ("\n".join(HEAD + [row for _g, _i, row, _b in rows]) + "\n",
+            "\n".join(BUGS_HEAD + [b for _g, _i, _r, bugs in rows for b in bugs]) + "\n")
 
 
-def readme_rows(text: str) -> list[str]:
-    """The table rows between the markers (``START``, ``END``) of a README's text (the header
-    and rule left out). Raises IndexError when the text has no markers."""
-    table = text.split(START, 1)[1].split(END, 1)[0]
-    return [line for line in table.strip().splitlines() if line not in HEAD]
+def readme_rows(text: str, start: str = START, end: str = END, head: list[str] | None = None) -> list[str]:
+    """The table rows between the markers (default ``START``, ``END``; ``BUGS_START``,
+    ``BUGS_END`` for the bug table) of a README's text, the header and rule (``head``, default
+    ``HEAD``) left out. Raises IndexError when the text has no markers."""
+    table = text.split(start, 1)[1].split(end, 1)[0]
+    return [line for line in table.strip().splitlines() if line not in (head or HEAD)]
