@@ -117,7 +117,15 @@ def test_the_bug_table_names_the_engines_whose_failures_it_shows():
     assert {"pgx", "gammonview", "tsgammon", "bsd-backgammon"} <= set(bug_engines())
 
 
-@pytest.mark.parametrize("name", bug_engines())
+#: engines whose bug-table rows take a whole run in every scenario that is too slow for the default
+#: test run (BSD backgammon: about 3,500 questions typed at a terminal, 12 minutes); their failures
+#: are pinned by their own whole-suite test against their expectations file
+#: (tests/test_bsd_backgammon.py), and BGCONF_BUG_TABLE_ALL=1 checks their rows here too
+SLOW_ROWS = {"bsd-backgammon"}
+
+
+@pytest.mark.parametrize("name", [n for n in bug_engines()
+                                  if n not in SLOW_ROWS or os.environ.get("BGCONF_BUG_TABLE_ALL") == "1"])
 def test_every_row_of_the_bug_table_is_what_the_engine_answers_today(name):
     """The engine's rows, regenerated from a run of the whole suite in every scenario with the
     checkout's expectations files, are the README's rows: same root causes, same order."""
