@@ -130,7 +130,7 @@ def test_the_wheel_ships_the_manifest_and_suite_version_works_from_it(installed,
     proc = run_installed(installed, "run", "--engine", "reference", "--case", "bg-C3Z8",
                          "--suite-version", __version__, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 cases: 1 pass" in proc.stdout
+    assert "cases:" in proc.stdout and " fail" not in proc.stdout  # bg-C3Z8 and the play checks derived from it
 
 
 def test_release_from_an_installed_package_refuses_without_out(installed, tmp_path):
