@@ -5,8 +5,9 @@ The test command of the mutation run (``tools/mutation/run.py``): cosmic-ray mut
 module of ``reference_impl/`` in a scratch copy of the repository and runs this script
 there; any other exit status kills the mutant. When every case passes, the real matches of
 ``tests/data/matches/`` are replayed as ``bgconf replay`` replays them and compared with their
-expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``); a difference
-is printed as a failing case named ``replay:NAME``. The script imports the ``conformance`` and
+expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``), and so are the
+record files with known verdicts of ``cases/replays/`` (``harness.replay_verdicts``); a
+difference is printed as a failing case named ``replay:NAME``. The script imports the ``conformance`` and
 ``reference_impl`` beside it (the copy it lives in), never an installed bgconf.
 
     python tools/mutation/suite_on_reference.py [--memory-mib 2048] [--cpu-seconds N]
@@ -89,9 +90,10 @@ def main(argv: list[str] | None = None) -> int:
 def _replays() -> int:
     """The bundled records replayed and compared with their expected verdicts."""
     from conformance.harness.record_judge import verdict_differences
+    from conformance.harness import replay_verdicts
 
     try:
-        differences = verdict_differences(RECORDS)
+        differences = verdict_differences(RECORDS) + replay_verdicts.verdict_differences()  # and cases/replays/
     except Exception as exc:  # noqa: BLE001  a mutant that makes replay raise is found by it
         differences = [f"{RECORDS.name}: replay raised {type(exc).__name__}: {exc}"]
     if not differences:
