@@ -104,7 +104,7 @@ def _case_args(ids):
 @pytest.mark.parametrize("name", ENGINES)
 def test_engine_passes_the_common_cases(name):
     _need(name)
-    proc = bgconf("run", "--engine", name, *_case_args(COMMON_PASS))
+    proc = bgconf("run", "--engine", name, "--no-play-checks", *_case_args(COMMON_PASS))  # the cases as written
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"{len(COMMON_PASS)} cases: {len(COMMON_PASS)} pass" in proc.stdout
     assert f"engine: {name} {install_state(name)[0]}" in proc.stdout
