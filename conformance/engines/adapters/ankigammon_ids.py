@@ -17,9 +17,9 @@ Capabilities: ``codec.xgid``.
 
 from __future__ import annotations
 
-from conformance.engines.adapters import EngineUnavailable
+from conformance.engines.adapters import import_library
 from conformance.engines.adapters.codec_library import CodecLibraryAdapter
-from conformance.engines.interface import Unsupported, installed_version
+from conformance.engines.interface import Unsupported
 from conformance.model import BAR, Position
 
 NAME = "ankigammon"
@@ -27,14 +27,7 @@ DISTRIBUTION = "ankigammon"
 
 
 def _library():
-    if installed_version(DISTRIBUTION) is None:
-        raise EngineUnavailable(f"{DISTRIBUTION} is not installed: pip install 'bgconf[{NAME}]'")
-    try:
-        from ankigammon import models
-        from ankigammon.utils import xgid
-    except ImportError as exc:
-        raise EngineUnavailable(f"{DISTRIBUTION} cannot be imported ({exc}): pip install 'bgconf[{NAME}]'") from None
-    return models, xgid
+    return import_library(DISTRIBUTION, NAME, "ankigammon.models", "ankigammon.utils.xgid")
 
 
 class Adapter(CodecLibraryAdapter):

@@ -17,7 +17,7 @@ Capabilities: ``codec.xgid``.
 
 from __future__ import annotations
 
-from conformance.engines.adapters import EngineUnavailable
+from conformance.engines.adapters import import_library
 from conformance.engines.adapters.codec_library import CodecLibraryAdapter
 from conformance.engines.interface import installed_version
 from conformance.model import BAR, OFF, Position
@@ -29,13 +29,7 @@ SIDE = {v: k for k, v in PLAYER.items()}
 
 
 def _library():
-    if installed_version(DISTRIBUTION) is None:
-        raise EngineUnavailable(f"{DISTRIBUTION} is not installed: pip install 'bgconf[{NAME}]'")
-    try:
-        from backgammon_engine_kit.position_contract import models, native_codec, semantics
-    except ImportError as exc:
-        raise EngineUnavailable(f"{DISTRIBUTION} cannot be imported ({exc}): pip install 'bgconf[{NAME}]'") from None
-    return models, native_codec, semantics
+    return import_library(DISTRIBUTION, NAME, "backgammon_engine_kit.position_contract.models", "backgammon_engine_kit.position_contract.native_codec", "backgammon_engine_kit.position_contract.semantics")
 
 
 class Adapter(CodecLibraryAdapter):
