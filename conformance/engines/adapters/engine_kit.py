@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from conformance.engines.adapters import import_library
 from conformance.engines.adapters.codec_library import CodecLibraryAdapter
-from conformance.engines.interface import installed_version
 from conformance.model import BAR, OFF, Position
 
 NAME = "engine-kit"
