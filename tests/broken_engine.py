@@ -1,7 +1,7 @@
 """A deliberately broken protocol engine for the tests: ``python broken_engine.py MODE``.
 
-It answers like the reference engine, except on the case ``bg-GQQD`` (see
-test_cli.CASE), where MODE decides what goes wrong: crash, hang, garbage,
+It answers like the reference engine, except on the case ``bg-GQQD`` as written (see
+test_cli.CASE; its derived play checks are answered), where MODE decides what goes wrong: crash, hang, garbage,
 wrong-seq, bad-play; ``no-start`` dies before the handshake; ``crash-for-good:FILE``
 crashes on its first case and never starts again.
 """
@@ -34,7 +34,7 @@ for line in sys.stdin:
     elif mode == "crash-for-good" and msg["cmd"] == "run":
         open(marker, "w").close()
         sys.exit(7)
-    elif msg.get("case") == "bg-GQQD":
+    elif msg.get("case") == "bg-GQQD" and msg.get("kind") == "legal_plays":  # as written, not its derived checks
         if mode == "crash":
             sys.exit(7)
         if mode == "hang":

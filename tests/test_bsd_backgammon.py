@@ -154,6 +154,12 @@ def test_the_suite_on_bsd_backgammon_with_its_known_bugs(bsd, tmp_path):
     cases = [r for r in rows if r.get("type") == "case"]
     status = {(r["id"], r["scenario"]): r["status"] for r in cases}
     assert {s for s in status.values()} <= {"pass", "xfail", "unsupported"}
-    assert sum(s == "xfail" for s in status.values()) == 24  # 8 cases as written, 16 derived play checks
+    # its computer player's choice in the forms listed with varies: true changes between runs
+    from conformance.harness.expectations import load
+
+    varies = load(EXPECTATIONS).varies
+    assert varies == {f"{c}[chosen-play]" for c in ("bg-X6DC", "bg-2TC4", "bg-A7VF", "bg-7H7A")}
+    steady = {key: s for key, s in status.items() if f"{key[0]}[{key[1]}]" not in varies}
+    assert sum(s == "xfail" for s in steady.values()) == 24  # 8 cases as written, 16 derived play checks
     for key in [("bg-5D3K", "chosen-play"), ("bg-J6YF", ""), ("bg-9W99", "chosen-play"), ("bg-QEQ2", "")]:
         assert status[key] == "pass", key

@@ -48,11 +48,16 @@ def test_a_fault_errors_one_case_and_the_run_goes_on(tmp_path, mode, status, fra
     proc = bgconf("run", "--engine", engine, "--cases", str(path), "--report", str(report), "--timeout", "2")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
-    rows = {r["id"]: r for r in map(json.loads, report.read_text().splitlines()) if r.get("type") == "case"}
+    lines = [r for r in map(json.loads, report.read_text().splitlines()) if r.get("type") == "case"]
+    rows = {r["id"]: r for r in lines if not r["scenario"]}  # the cases as written
     assert rows["bg-GQQD"]["status"] == status
     assert fragment in rows["bg-GQQD"]["message"]
-    # the engine was restarted and every other case still passed
+    # the engine was restarted and every other case still passed, the derived play checks of
+    # bg-GQQD itself included
     assert [rows[i]["status"] for i in ("bg-GQQE", "bg-GQQF", "bg-GQQG")] == ["pass"] * 3
+    derived = [r for r in lines if r["scenario"]]
+    assert derived and {r["status"] for r in derived} == {"pass"}
+    assert any(r["id"] == "bg-GQQD" for r in derived)
 
 
 def test_an_engine_that_cannot_start_is_exit_code_4(tmp_path):
@@ -111,8 +116,9 @@ def test_a_run_cut_short_says_incomplete(tmp_path):
     assert proc.returncode == 1
     lines = [json.loads(x) for x in report.read_text().splitlines()]
     assert lines[-1]["incomplete"] is True and "(incomplete: the engine was given up" in proc.stdout
-    statuses = [x["status"] for x in lines if x.get("type") == "case"]
-    assert statuses == ["errored"] * 4
+    statuses = [x["status"] for x in lines if x.get("type") == "case" and not x["scenario"]]
+    assert statuses == ["errored"] * 4  # the cases as written
+    assert {x["status"] for x in lines if x.get("type") == "case"} == {"errored"}  # and their derived checks
     assert "given up after 3 consecutive failures" in lines[-2]["message"]
     assert "could not be restarted: engine exited with code 5" in lines[-2]["message"]
 

@@ -123,6 +123,23 @@ def test_expectations_are_strict(tmp_path):
     assert proc.returncode == 1 and "bg-ZZZZ is not a case of the suite" in proc.stderr
 
 
+def test_an_entry_that_varies_keeps_a_pass_a_pass_and_a_failure_xfail(tmp_path):
+    """``varies: true``: an answer that changes between runs (a computer player's random choice)
+    is xfail when it fails and stays a pass when it passes; any other value of varies is refused."""
+    path = tmp_path / "c.bgcase.yaml"
+    path.write_text(CASE)
+    exp = tmp_path / "exp.yaml"
+    exp.write_text("format: 1\nengine: x\nxfail:\n  bg-GQQD: {reason: random, varies: true}\n"
+                   "  bg-GQQE: {reason: random, varies: true}\n")
+    failing = bgconf("run", "--engine", BROKEN, "--cases", str(path), "--expectations", str(exp), "--no-play-checks")
+    assert failing.returncode == 0 and "2 xfail" in failing.stdout, failing.stdout
+    passing = bgconf("run", "--engine", "reference", "--cases", str(path), "--expectations", str(exp), "--no-play-checks")
+    assert passing.returncode == 0 and "2 pass" in passing.stdout and "xpass" not in passing.stdout, passing.stdout
+    exp.write_text("format: 1\nengine: x\nxfail:\n  bg-GQQD: {reason: random, varies: sometimes}\n")
+    bad = bgconf("run", "--engine", "reference", "--cases", str(path), "--expectations", str(exp))
+    assert bad.returncode == 2 and "varies must be true or false" in bad.stderr, bad.stderr
+
+
 def test_an_expectations_link_is_on_the_report_line_and_every_rendering(tmp_path):
     path = tmp_path / "c.bgcase.yaml"
     path.write_text(CASE)

@@ -69,9 +69,10 @@ KNOWN_BUGS: dict[str, dict[str, str]] = {
     # 6-5), move.larger-die (12/7), bearoff.last-checker (4/off alone); score.backgammon ignores the
     # loser's bar (expectations/pgx.yaml lists every case).
     "pgx": {"bg-DACX": "fail", "bg-X6DC": "fail", "bg-GHJ4": "fail", "bg-53UK": "fail"},
-    # is_play_legal compares the mover's checkers only: a hit (bearoff.last-checker, 4/off against
-    # 4/2*/off) and a stop on a closed point (move.separate-dice, 13/8/5) go unseen.
-    "gammonview": {"bg-JG27": "fail", "bg-RLKW": "fail"},
+    # is_play_legal compares the mover's checkers only: a stop on a closed point (move.separate-dice,
+    # 13/8/5, and its colour twin) goes unseen. Its input has no hit marks, so bg-JG27 (4/off against
+    # 4/2*/off) is notation there and not asked of it (expectations/gammonview.yaml).
+    "gammonview": {"bg-RLKW": "fail", "bg-RCCA": "fail"},
     # bearoff.last-checker: 4/off alone is offered beside 4/2*/off (the move tree stops at the
     # fifteenth checker off and keeps that shorter play).
     "tsgammon": {"bg-GHJ4": "fail", "bg-JG27": "fail"},

@@ -11,7 +11,9 @@ Format (YAML)::
 
 An id with a bracket (``bg-4UEK[chosen-play]``) names one form of a case; a bare id names
 all its forms. A listed case that fails is ``xfail``; a listed case that passes is ``xpass``
-and fails the run; an id that is not in the suite fails the run too (stale). An entry's
+and fails the run, except under an entry with ``varies: true``: the engine's answer to that
+form changes from run to run (a computer player that picks at random among the plays it takes
+for legal), so a pass stays a pass and a failure is ``xfail``; an id that is not in the suite fails the run too (stale). An entry's
 optional ``link`` (an http or https URL: the engine's bug report) is carried on the case's
 report line and shown by every rendering.
 """
@@ -42,6 +44,7 @@ class Expectations:
     path: str = ""
     links: dict[str, str] = field(default_factory=dict)
     kinds: dict[str, str] = field(default_factory=dict)
+    varies: set[str] = field(default_factory=set)
 
     def kind(self, name: str) -> str:
         """The kind of the entry for a case name (``bg-4UEK[chosen-play]``, else its bare id):
@@ -63,7 +66,7 @@ def load(path: str | Path) -> Expectations:
         raise ExpectationsError(f"{path}: cannot read expectations: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict) or data.get("format") != 1 or not isinstance(data.get("xfail", {}), dict):
         raise ExpectationsError(f"{path}: an expectations file is a mapping with format: 1, engine and xfail")
-    xfail, links, kinds = {}, {}, {}
+    xfail, links, kinds, varies = {}, {}, {}, set()
     for cid, entry in (data.get("xfail") or {}).items():
         reason = entry.get("reason") if isinstance(entry, dict) else None
         if not reason:
@@ -80,7 +83,11 @@ def load(path: str | Path) -> Expectations:
             if kind not in KINDS:
                 raise ExpectationsError(f"{path}: xfail {cid}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
             kinds[str(cid)] = kind
-    return Expectations(str(data.get("engine", "")), xfail, str(path), links, kinds)
+        if entry.get("varies", False) is not False:
+            if entry["varies"] is not True:
+                raise ExpectationsError(f"{path}: xfail {cid}: varies must be true or false, not {entry['varies']!r}")
+            varies.add(str(cid))
+    return Expectations(str(data.get("engine", "")), xfail, str(path), links, kinds, varies)
 
 
 def apply_one(result: CaseResult, expectations: Expectations) -> None:
@@ -93,6 +100,9 @@ def apply_one(result: CaseResult, expectations: Expectations) -> None:
         return
     if result.status == "pass" and is_derived(result.case.scenario) and result.case.name not in expectations.xfail:
         return
+    if result.status == "pass" and (result.case.name if result.case.name in expectations.xfail
+                                    else result.case.id) in expectations.varies:
+        return  # an answer that changes between runs, and was right this time
     r = result
     r.link = expectations.links.get(r.case.name, expectations.links.get(r.case.id))
     if r.status in ("fail", "errored", "timeout"):

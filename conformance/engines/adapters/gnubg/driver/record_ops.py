@@ -117,12 +117,21 @@ def op_record(req):
             state = _match_state()
             if _current_board() != board or state["turn"] != turn or state["dice"] != [0, 0]:
                 _cannot("gnubg cannot be put in the game in progress", said)
+        ended = None  # how this game ended, as gnubg said when it ended
         for event in events:
             if event.get("type") == "opening":
                 answers.append(dict(_record_state([]), accepted=False, messages=[
                     "gnubg throws the opening only as a game starts"]))
                 continue
-            answers.append(_record_event(event))
+            answer = _record_event(event)
+            over = answer.get("game")
+            if over is not None:
+                # gnubg names the result only in the messages of the event that ends the game; an
+                # event refused after it leaves that game as it ended
+                if over["result"] is None and not answer["accepted"]:
+                    over["result"] = ended
+                ended = over["result"]
+            answers.append(answer)
     out = {"answers": answers, "openings": openings}
     if req.get("next_game") and _match_state()["game"] != "playing":
         said = _with_dice([[2, 1]], "new game")
