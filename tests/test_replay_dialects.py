@@ -1,7 +1,7 @@
 """Each .mat dialect read by the one grammar of ``record_reader``: the layouts of the programs and
 sites people export from (cases/replays/dialect-*.mat: a real GNU Backgammon export and the same
-games rebuilt in the layouts of an XG Mobile export and a FIBS client's record; each file's verdict
-says its source), and each dialect's words for no move, the cube, results and resignations."""
+games rebuilt in the layouts of an XG Mobile export, a FIBS client's record, Backgammon Studio,
+Backgammon Galaxy and DailyGammon; each file's verdict says its source), and each dialect's words for no move, the cube, results and resignations."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def test_the_gnubg_export_is_legal_throughout_with_its_results():
     assert (r.games, r.plays, r.no_plays, r.cube_actions) == (2, 74, 4, 6)
 
 
-@pytest.mark.parametrize("name", ["dialect-xg-mobile.mat", "dialect-fibs-client.mat"])
+@pytest.mark.parametrize("name", ["dialect-xg-mobile.mat", "dialect-fibs-client.mat", "dialect-backgammon-studio.mat",
+                                  "dialect-backgammon-galaxy.mat", "dialect-dailygammon.mat"])
 def test_a_layout_rebuilt_from_a_public_example_reads_as_the_export_it_rewrites(name):
     original, rebuilt = judged(GNUBG), judged(ROOT / name)
     assert [e for e in rebuilt.events if e.level in ("illegal", "error")] == []
