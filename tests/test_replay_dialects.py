@@ -41,6 +41,16 @@ def test_a_layout_rebuilt_from_a_public_example_reads_as_the_export_it_rewrites(
                                                                          for e in b.events]
 
 
+def test_header_names_crossed_against_the_score_line_follow_the_columns():
+    # Backgammon Galaxy's header names the right column's player as Player 1
+    assert read_record(ROOT / "dialect-backgammon-galaxy.mat").names == {"x": "Dara Moss", "o": "Corin Vale"}
+    text = ('; [Player 1 "{}"]\n; [Player 2 "{}"]\n\n1 point match\n\n Game 1\n a : 0                b : 0\n'
+            '  1) 31: 8/5 6/5        64: 24/18 13/9\n')
+    assert read_mat(text.format("b", "a"), "t.mat").names == {"x": "a", "o": "b"}
+    # a header that does not cross the score line keeps its own names
+    assert read_mat(text.format("ann", "bob"), "t.mat").names == {"x": "ann", "o": "bob"}
+
+
 HEAD = '; [Beaver "{beaver}"]\n\n 0 point match\n\n Game 1\n a : 0                          b : 0\n'
 
 
