@@ -1,7 +1,7 @@
 """Each .mat dialect read by the one grammar of ``record_reader``: the layouts of the programs and
 sites people export from (cases/replays/dialect-*.mat: a real GNU Backgammon export and the same
-games rebuilt in the layouts of an XG Mobile export and a FIBS client's record; each file's verdict
-says its source), and each dialect's words for no move, the cube, results and resignations."""
+games rebuilt in the layouts of an XG Mobile export, a FIBS client's record, Backgammon Studio,
+Backgammon Galaxy and DailyGammon; each file's verdict says its source), and each dialect's words for no move, the cube, results and resignations."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def test_the_gnubg_export_is_legal_throughout_with_its_results():
     assert (r.games, r.plays, r.no_plays, r.cube_actions) == (2, 74, 4, 6)
 
 
-@pytest.mark.parametrize("name", ["dialect-xg-mobile.mat", "dialect-fibs-client.mat"])
+@pytest.mark.parametrize("name", ["dialect-xg-mobile.mat", "dialect-fibs-client.mat", "dialect-backgammon-studio.mat",
+                                  "dialect-backgammon-galaxy.mat", "dialect-dailygammon.mat"])
 def test_a_layout_rebuilt_from_a_public_example_reads_as_the_export_it_rewrites(name):
     original, rebuilt = judged(GNUBG), judged(ROOT / name)
     assert [e for e in rebuilt.events if e.level in ("illegal", "error")] == []
@@ -38,6 +39,16 @@ def test_a_layout_rebuilt_from_a_public_example_reads_as_the_export_it_rewrites(
     for a, b in pairs:
         assert [(e.type, e.side, e.dice, e.steps) for e in a.events] == [(e.type, e.side, e.dice, e.steps)
                                                                          for e in b.events]
+
+
+def test_header_names_crossed_against_the_score_line_follow_the_columns():
+    # Backgammon Galaxy's header names the right column's player as Player 1
+    assert read_record(ROOT / "dialect-backgammon-galaxy.mat").names == {"x": "Dara Moss", "o": "Corin Vale"}
+    text = ('; [Player 1 "{}"]\n; [Player 2 "{}"]\n\n1 point match\n\n Game 1\n a : 0                b : 0\n'
+            '  1) 31: 8/5 6/5        64: 24/18 13/9\n')
+    assert read_mat(text.format("b", "a"), "t.mat").names == {"x": "a", "o": "b"}
+    # a header that does not cross the score line keeps its own names
+    assert read_mat(text.format("ann", "bob"), "t.mat").names == {"x": "ann", "o": "bob"}
 
 
 HEAD = '; [Beaver "{beaver}"]\n\n 0 point match\n\n Game 1\n a : 0                          b : 0\n'

@@ -125,7 +125,8 @@ EPILOG = """exit codes:
   143  stopped by SIGTERM, likewise
 
 formats: .mat (Jellyfish, as GNU Backgammon, eXtreme Gammon, BGBlitz, HedgeHog, the
-game sites and the FIBS clients export it, every dialect read by one grammar; whose
+game sites (Backgammon Galaxy, Backgammon Studio, DailyGammon) and the
+FIBS clients export it, every dialect read by one grammar; whose
 action it is comes from its column, never from a name); .sgf (GNU Backgammon's,
 converted to .mat by GNU Backgammon when it is installed). A folder stands for its
 records; a file is one match.

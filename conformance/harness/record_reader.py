@@ -18,7 +18,9 @@ sites and the FIBS clients export, each with words of its own. One grammar reads
 
 The side of an action is its column, as the format defines it, never a name: the names on a
 score line only label the columns, so two players with one name, or a name spelled another way
-in one game, change nothing. A lone action is in the right column when it starts where that
+in one game, change nothing. The header's Player 1 and Player 2 name the left and right columns,
+unless they are the first score line's two names crossed (an export that lists the right
+column's player first): then the score line's order stands. A lone action is in the right column when it starts where that
 column starts in the file (or, in a file without two-column lines, far from the move number).
 
 A play is read as written even when it breaks a movement rule (a backwards step, a roll that
@@ -199,6 +201,8 @@ class _Reader:
             raise RecordError(0, "no game found (a .mat record has 'N point match', 'Game 1' and its moves)")
         names = {"x": tags.get("player 1", ("",))[0], "o": tags.get("player 2", ("",))[0]}
         first = first_names or ("", "")
+        if (names["o"], names["x"]) == first and first[0] != first[1]:  # the header names the right column first
+            names = {"x": first[0], "o": first[1]}
         names = {"x": names["x"] or first[0] or "player 1", "o": names["o"] or first[1] or "player 2"}
         rules: dict = {}
         for key, value in tags.items():
