@@ -29,6 +29,14 @@ def test_counts_exact_by_construction():
     assert perft(Position.start(), 0) == 1
 
 
+def test_the_reference_engine_answers_depth_0_and_refuses_a_depth_below_it():
+    request = {"kind": "perft", "position": LAST.to_wire(), "roll_set": "all21"}
+    assert ReferenceEngine().run({**request, "depths": [0, 1]}) == {"result": {"counts": {"0": 1, "1": 21}}}
+    for depth in (-1, True, 1.5):
+        reply = ReferenceEngine().run({**request, "depths": [depth]})
+        assert "a depth is a whole number, 0 or more" in reply["errored"], reply
+
+
 def test_divide_adds_up():
     d = divide(Position.start(), 2)
     assert len(d) == 21 and sum(d.values()) == perft(Position.start(), 2)

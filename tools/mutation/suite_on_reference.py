@@ -3,7 +3,12 @@
 
 The test command of the mutation run (``tools/mutation/run.py``): cosmic-ray mutates one
 module of ``reference_impl/`` in a scratch copy of the repository and runs this script
-there; any other exit status kills the mutant. When every case passes, the real matches of
+there; any other exit status kills the mutant. The reference is the oracle, so its answers are
+checked more strictly than ``bgconf run`` checks a third-party engine's: a play_check answer
+that leaves out the reason of an illegal play fails, and so does a legal_plays answer that lists
+a play twice (``strict_sets``); a perft case fails too when the reference's answer for its
+position at depth 0 is not 1, or when the shares ``bgconf perft --divide`` prints do not add up
+to the case's count. When every case passes, the real matches of
 ``tests/data/matches/`` are replayed as ``bgconf replay`` replays them and compared with their
 expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``), and so are the
 record files with known verdicts of ``cases/replays/`` (``harness.replay_verdicts``); a
@@ -73,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     if suite.errors or not suite.cases:
         print(f"{MARK} setup: the bundled suite does not load ({len(suite.errors)} errors, {len(suite.cases)} cases)")
         return EXIT_NOT_RUN
-    results = run_cases(ReferenceEngine(), suite.cases)
+    results = [_exact(r) for r in run_cases(ReferenceEngine(), suite.cases, strict_sets=True)]
     bad = [r for r in results if r.status != "pass"]
     if not bad:
         print(f"all {len(results)} cases pass")
@@ -85,6 +90,52 @@ def main(argv: list[str] | None = None) -> int:
     if len(bad) > 10:
         print(f"  ... and {len(bad) - 10} more")
     return EXIT_FAIL
+
+
+def _exact(result):
+    """``result``, failed when the reference's answer leaves out what ``bgconf run`` lets any
+    engine leave out: the reason of an illegal play (``compare`` compares it only when the
+    engine gives one). The reference is the oracle, so its answer is checked exactly; a play
+    listed twice fails too (``strict_sets``)."""
+    from conformance.harness.compare import Outcome
+
+    case = result.case
+    if result.status == "pass" and case.kind == "perft":
+        return _perft_commands(result)
+    if result.status != "pass" or case.kind != "play_check":
+        return result
+    legal, reason = case.expected
+    got = result.outcome.got if isinstance(result.outcome.got, dict) else {}
+    if not legal and got.get("reason") != reason:
+        result.outcome = Outcome("fail", f"play {case.play!r} is illegal as expected, but the reference gives"
+                                         f" reason {got.get('reason')!r}, expected {reason!r}", got=got)
+    return result
+
+
+def _perft_commands(result):
+    """``result``, failed when the reference's other perft answers for the case's position
+    disagree with it: ``bgconf serve reference`` asked for depth 0 (``perft(p, 0) = 1``,
+    spec/perft.md) and ``bgconf perft --divide`` (each roll's share, which add up to the count
+    at each depth of the case up to 2, and at depth 3 as written, not with colours swapped)."""
+    from conformance.engines.adapters.reference import ReferenceEngine
+    from conformance.harness.compare import Outcome
+    from reference_impl.perft import divide
+
+    case = result.case
+    request = case.request()
+    roll_set = request["roll_set"]
+    reply = ReferenceEngine().run({**request, "depths": [0]})
+    problems = [] if reply.get("result") == {"counts": {"0": 1}} else [f"depth 0 answered {reply}, expected 1"]
+    for depth, count in sorted(case.expected.items()):
+        if depth > 3 or (depth == 3 and "colour-swap" in case.tags):  # deeper, --divide costs
+            continue                                                   # more than the suite
+        shares = divide(case.position, depth, roll_set)
+        if sum(shares.values()) != count:
+            problems.append(f"bgconf perft --divide at depth {depth}: the rolls' shares add up to"
+                            f" {sum(shares.values())}, expected {count}")
+    if problems:
+        result.outcome = Outcome("fail", "; ".join(problems), got=result.outcome.got)
+    return result
 
 
 def _replays() -> int:

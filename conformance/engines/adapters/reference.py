@@ -125,6 +125,9 @@ class ReferenceEngine(Engine):
         from reference_impl.perft import perft
 
         position = read_position(request["position"])
+        for d in request["depths"]:  # perft(p, 0) = 1 is the smallest depth (spec/perft.md)
+            if not isinstance(d, int) or isinstance(d, bool) or d < 0:
+                raise ValueError(f"perft depth {d!r}: a depth is a whole number, 0 or more")
         return {"counts": {str(d): perft(position, d, request.get("roll_set", "all21"))
                            for d in request["depths"]}}
 
