@@ -188,10 +188,34 @@ def test_show_position_draws_an_id_with_its_state():
     assert text.returncode == 0 and "Position ID: 4HPwATDgc/ABMA" in text.stdout
 
 
+def _fibs_line() -> str:
+    from conformance.model import FibsBoard, encode_fibs_board
+
+    return encode_fibs_board(FibsBoard(Position.start("o"), "o", dice=(6, 4), cube=2,
+                                       may_double={"x": True, "o": False}, match_length=5,
+                                       score={"x": 1, "o": 3}))
+
+
+@pytest.mark.parametrize("text, on_roll, summary", [
+    ("start", "x", "X on roll, X pip 167"),
+    ("4HPwATDgc/ABMA", "x", "X on roll, X pip 167"),
+    ("4HPwATDgc/ABMA:cAkAAAAAAAAA", "x", "X on roll, cube 1 centred, money play"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:-1:00:0:0:0:0:10", "o", "O on roll, cube 1 centred, money play"),
+    (None, "o", "O on roll, dice 6-4, cube 2 owned by X, match to 5 (X 1, O 3)"),
+])
+def test_show_position_reads_every_written_form(text, on_roll, summary):
+    proc = bgconf("show", "--position", text or _fibs_line(), "--svg", "-")
+    assert proc.returncode == 0, proc.stderr
+    assert read_back(proc.stdout) == expected(Position.start(on_roll))
+    assert ET.fromstring(proc.stdout).find(SVG + "desc").text.startswith(summary)
+
+
 @pytest.mark.parametrize("args, message", [
     (["show", "bg-NOPE", "--svg", "-"], "unknown case id bg-NOPE"),
     (["show", "--position", "not-an-id", "--svg", "-"], "--position not-an-id:"),
     (["show", "--position", "XGID=nonsense"], "--position XGID=nonsense:"),
+    (["show", "--position", "4HPwATDgc/ABMA:nope"], "--position 4HPwATDgc/ABMA:nope:"),
+    (["show", "--position", "board:You:Opponent:1:2"], "--position board:You:Opponent:1:2:"),
     (["show"], "give a case id or --position"),
     (["show", "bg-C3Z8", "--position", "start"], "give a case id or --position"),
     (["show", "bg-2AVN", "--svg", "-"], "bg-2AVN"),
