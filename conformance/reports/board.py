@@ -211,7 +211,7 @@ def render_board(position: Position, *, dice: Sequence[int] | None = None, cube:
     or None for no cube drawn; ``score``: a ``Match`` (length 0 = money play) or None; ``play``:
     the moves of one roll as ``(from, to)`` pairs in the mover's numbering (25 = bar, 0 = off),
     drawn as arrows with hits ringed; ``width``: the width in CSS pixels (the height follows
-    the board's proportions, about 0.86 of the width). Raises NotationError (a ModelError) for
+    the board's proportions, about 0.84 of the width). Raises NotationError (a ModelError) for
     a move of ``play`` that cannot be made from the position.
     """
     summary = describe(position, dice=dice, cube=cube, score=score)
