@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from browser import chromium
+from browser import board_in_dom, chromium
 from conformance.cases import load_suite
 from conformance.harness.strategies import cubes, dice, matches, positions
 from conformance.model import BAR, OFF, Cube, Match, NotationError, Position, apply_steps, decode_xgid
-from conformance.reports.board import render_board
+from conformance.reports.board import drawable_moves, render_board
 from reference_impl.movegen import legal_plays
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -250,16 +250,31 @@ def test_the_board_in_a_browser_reads_back(tmp_path):
     page.write_text(render_board(case.position, dice=case.dice, cube=case.cube), encoding="utf-8")
     with chromium(tmp_path / "profile") as browser:
         browser.get(page.as_uri())
-        shown = {int(g.get_attribute("data-point")): (int(g.get_attribute("data-x")), int(g.get_attribute("data-o")))
-                 for g in browser.find_elements(By.CSS_SELECTOR, "g[data-point]")}
-        assert shown == expected(case.position)["points"]
-        for kind in ("bar", "off"):
-            counts = {g.get_attribute(f"data-{kind}"): int(g.get_attribute("data-count"))
-                      for g in browser.find_elements(By.CSS_SELECTOR, f"g[data-{kind}]")}
-            assert counts == expected(case.position)[kind]
+        shown = board_in_dom(browser)
+        want = expected(case.position)
+        assert {k: shown[k] for k in ("points", "bar", "off")} == {k: want[k] for k in ("points", "bar", "off")}
         circles = browser.find_elements(By.CSS_SELECTOR, "g[data-point] circle")
         assert circles and all(c.is_displayed() for c in circles)
         screenshot = tmp_path / "board.png"
         browser.save_screenshot(str(screenshot))
         print(f"screenshot: {screenshot}")
         assert screenshot.stat().st_size > 10_000
+
+
+def test_drawable_moves_finds_an_order_that_can_be_made_or_none():
+    start = Position.start("x")
+    assert drawable_moves(start, "13/7/5") == [(13, 7), (7, 5)]
+    assert drawable_moves(start, "6/2 8/6") == [(6, 2), (8, 6)]
+    empty_six = Position.from_dict({"on_roll": "x", "x": {"points": {8: 2}}, "o": {"points": {1: 2}}})
+    assert drawable_moves(empty_six, "6/2 8/6") == [(8, 6), (6, 2)]  # 6/2 only after 8/6
+    assert drawable_moves(start, [(24, 21), (21, 20)]) == [(24, 21), (21, 20)]
+    assert drawable_moves(start, "none") == []
+    for unmade in ("3/1", "junk", "6/1", [(30, 2)], "6/8"):
+        assert drawable_moves(start, unmade) is None, unmade
+
+
+def test_boards_on_one_page_have_their_own_ids():
+    start = Position.start("x")
+    ids = [re.findall(r' id="([^"]+)"', render_board(start, play=[(24, 21)], ident=name)) for name in ("a", "b")]
+    assert ids == [["a-title", "a-desc", "a-arrowhead"], ["b-title", "b-desc", "b-arrowhead"]]
+    assert 'url(#b-arrowhead)' in render_board(start, play=[(24, 21)], ident="b")

@@ -22,7 +22,9 @@ def add_parser(sub) -> None:
         description="Draw the reports of several runs (one per engine, bgconf run --report) as a static site"
                     " in DIR: the engines and their versions, each engine's pass rate per spec section, every"
                     " case's status in every engine and in how many engines it fails, filters by section,"
-                    " kind, tag and status, one page per case with its YAML and the text of its spec clauses,"
+                    " kind, tag and status, one page per case with its board (the position and dice, the play"
+                    " of a play check drawn as arrows, each engine's missing and extra plays each drawn on a"
+                    " small board), its YAML and the text of its spec clauses,"
                     " and matrix.json with the data. Open DIR/index.html in a browser; no server is needed."
                     " The columns of a matrix are comparable only when every report ran the same suite"
                     " (suite version and content hash, from each report's header): reports of different"
@@ -70,7 +72,7 @@ def cmd_matrix(args) -> int:
     suite = load_cases(args.cases)
     data = matrix_data(reports, suite.cases)
     try:
-        written = write_site(data, Path(args.out), case_sources(suite.cases))
+        written = write_site(data, Path(args.out), case_sources(suite.cases), suite)
     except OSError as exc:
         err(f"--out {args.out}: could not be written: {exc.strerror or exc}")
         return EXIT_USAGE

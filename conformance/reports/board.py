@@ -18,10 +18,11 @@ May import the model alone.
 
 from __future__ import annotations
 
+import itertools
 from typing import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
-from conformance.model import BAR, OFF, Cube, Match, Position, apply_steps, other
+from conformance.model import BAR, OFF, Cube, Match, ModelError, Position, apply_steps, other, written_moves
 
 #: drawing units (the viewBox): point width, checker radius, board edges
 POINT, RADIUS = 36, 17
@@ -154,7 +155,7 @@ def _anchor(p: int) -> tuple[float, float]:
     return cx, (TOP + HALF / 2 if top else BOTTOM - HALF / 2)
 
 
-def _arrows(position: Position, play: Sequence[Sequence[int]]) -> str:
+def _arrows(position: Position, play: Sequence[Sequence[int]], ident: str) -> str:
     """One arrow a move, from its source to its landing; a hit is ringed. Raises NotationError
     for a move that cannot be made (``model.apply_steps``)."""
     out, now = [], position
@@ -166,7 +167,7 @@ def _arrows(position: Position, play: Sequence[Sequence[int]]) -> str:
         out.append(f'<g data-from="{_x_number(position, src)}" data-to="{_x_number(position, dst)}"'
                    f' data-side="{position.on_roll}" data-hit="{int(hit)}">'
                    f'<path d="M{x1:g},{y1:g} Q{(x1 + x2) / 2:g},{bend:g} {x2:g},{y2:g}" fill="none" stroke="{MARK}"'
-                   f' stroke-width="3" marker-end="url(#arrowhead)" opacity="0.85"/>')
+                   f' stroke-width="3" marker-end="url(#{ident}-arrowhead)" opacity="0.85"/>')
         if hit:
             out.append(f'<circle cx="{x2:g}" cy="{y2:g}" r="{RADIUS + 4}" fill="none" stroke="{MARK}"'
                        f' stroke-width="3" stroke-dasharray="4 3"/>')
@@ -204,15 +205,17 @@ def describe(position: Position, *, dice: Sequence[int] | None = None, cube: Cub
 
 def render_board(position: Position, *, dice: Sequence[int] | None = None, cube: Cube | None = None,
                  score: Match | None = None, play: Sequence[Sequence[int]] | None = None,
-                 width: int = 640) -> str:
+                 width: int = 640, ident: str = "board") -> str:
     """``position`` drawn as a standalone SVG document (str, UTF-8 text, no XML declaration).
 
     ``dice``: two numbers 1..6 or None; ``cube``: a ``Cube`` (value, owner ``center``/``x``/``o``)
     or None for no cube drawn; ``score``: a ``Match`` (length 0 = money play) or None; ``play``:
     the moves of one roll as ``(from, to)`` pairs in the mover's numbering (25 = bar, 0 = off),
     drawn as arrows with hits ringed; ``width``: the width in CSS pixels (the height follows
-    the board's proportions, about 0.84 of the width). Raises NotationError (a ModelError) for
-    a move of ``play`` that cannot be made from the position.
+    the board's proportions, about 0.84 of the width); ``ident``: the prefix of the document's
+    ids (``ident-title``, ``ident-desc``, ``ident-arrowhead``), one per board when several are
+    drawn inline in one HTML page. Raises NotationError (a ModelError) for a move of ``play``
+    that cannot be made from the position.
     """
     summary = describe(position, dice=dice, cube=cube, score=score)
     height = round(width * VIEW_HEIGHT / VIEW_WIDTH)
@@ -229,13 +232,43 @@ def render_board(position: Position, *, dice: Sequence[int] | None = None, cube:
     if cube is not None:
         body.append(_cube(position, cube))
     if play:
-        body.append(_arrows(position, play))
+        body.append(_arrows(position, play, ident))
     body.append(f'<text x="{LEFT}" y="{BOTTOM + 44}" font-size="14" fill="{EDGE}"'
                 f' data-on-roll="{position.on_roll}">{escape(summary)}</text>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" data-on-roll="{position.on_roll}" width="{width}" height="{height}"'
-            f' viewBox="0 0 {VIEW_WIDTH} {VIEW_HEIGHT}" font-family="sans-serif" aria-labelledby="board-title board-desc">'
-            f'<title id="board-title">{escape("Backgammon board, " + position.on_roll.upper() + " on roll")}</title>'
-            f'<desc id="board-desc">{escape(desc)}</desc>'
-            f'<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6"'
+            f' viewBox="0 0 {VIEW_WIDTH} {VIEW_HEIGHT}" font-family="sans-serif" aria-labelledby="{ident}-title {ident}-desc">'
+            f'<title id="{ident}-title">{escape("Backgammon board, " + position.on_roll.upper() + " on roll")}</title>'
+            f'<desc id="{ident}-desc">{escape(desc)}</desc>'
+            f'<defs><marker id="{ident}-arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6"'
             f' orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill={quoteattr(MARK)}/></marker></defs>'
             + "\n".join(body) + "</svg>\n")
+
+
+def drawable_moves(position: Position, play: str | Sequence[Sequence[int]]) -> list[tuple[int, int]] | None:
+    """The moves of a play, written in notation (``"13/7*/5 6/5"``) or as ``(from, to)`` pairs
+    (mover's numbering, 25 bar, 0 off), in an order they can be made one after the other from
+    ``position``: as written, else the first other order of its checkers' paths that can be
+    made; ready for ``render_board(play=...)``. ``[]`` for ``none``; None when the text cannot
+    be read or no order can be made (a move from a point without a checker of the mover).
+    Never raises."""
+    try:
+        moves = list(written_moves(play, forward=False)) if isinstance(play, str) else \
+            [(int(a), int(b)) for a, b in play]
+    except (ModelError, TypeError, ValueError):
+        return None
+    if len(moves) > 8:
+        return None
+    chains: list[list[tuple[int, int]]] = []
+    for move in moves:  # one checker's path stays together: 13/7/5 is (13, 7) then (7, 5)
+        if chains and chains[-1][-1][1] == move[0]:
+            chains[-1].append(move)
+        else:
+            chains.append([move])
+    for order in itertools.permutations(chains):
+        steps = [m for chain in order for m in chain]
+        try:
+            apply_steps(position, steps)
+        except ModelError:
+            continue
+        return steps
+    return None

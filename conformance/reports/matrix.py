@@ -6,13 +6,19 @@ The site (no server, no network: open ``DIR/index.html`` from disk):
   by root cause: "N rule bugs in M cases", ``reports.rootcause``), each engine's failures one
   per root cause, the pass rate of each engine per spec section, and every case with its status in each engine
   and in how many engines it fails, with filters by section, kind, tag and status;
-- ``cases/NAME.html``: one page per case: its YAML as written, the text of each spec
-  clause it names, each engine's status, message, bug link and re-run command;
+- ``cases/NAME.html``: one page per case: its board (the position of the form the reports
+  name, with its dice, cube and score, and the play of a play_check or apply_play case drawn
+  as arrows; none for a case without a position), its YAML as written, the text of each spec
+  clause it names, each engine's status, message, bug link and re-run command, and the missing
+  and extra plays of each engine's answer each drawn on a small board;
 - ``spec.html``: every clause of spec/rules.md by anchor;
 - ``matrix.json``: the data the pages are drawn from (``matrix_data``).
 
 Case details (title, tags, YAML) come from the suite the reports ran (``--cases``, default
-the bundled suite); a case a report names that the suite lacks is shown from the report.
+the bundled suite); a case a report names that the suite lacks is shown from the report. The
+boards are drawn from the suite's cases, and only for the engines whose report ran that very
+suite (the same content hash): a board of another suite's case could show a position the
+engine was never asked.
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from pathlib import Path
 
 from conformance.harness.compare import STATUSES
 from conformance.reports import rootcause
-from conformance.reports.render import BAD, TEMPLATES, case_name
+from conformance.harness.selection import form_finder
+from conformance.reports.render import BAD, TEMPLATES, answer_boards, case_board, case_name
 
 
 def page_name(name: str) -> str:
@@ -96,16 +103,18 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
                       "content_hash", "complete", "counts": {status: n}, "rule_bugs": "N rule bugs in M cases",
                       "causes": [{"name", "status", "spec", "message", "also": [name, ...]}, ...]}],
          "sections": {section: [{"pass": n, "answered": n, "total": n}, ...one per engine]},
-         "cases": [{"name", "id", "title", "kind", "level", "tags", "file", "line", "spec", "section",
+         "cases": [{"name", "id", "scenario", "title", "kind", "level", "tags", "file", "line", "spec", "section",
                     "statuses": [status or None per engine], "fails_in": n,
-                    "answers": [{"status", "message", "link", "repro", "under"} or None per engine]}],
+                    "answers": [{"status", "message", "link", "repro", "under", "missing", "extra"}
+                                or None per engine]}],
          "clauses": {anchor: text}}
 
     ``answered`` excludes unsupported cases; a case counts in every section its anchors
     name; ``fails_in`` counts engines whose status is fail, errored, timeout or xpass. An engine's
     ``causes`` are its failures one per root cause (``rootcause.group``, known failures included),
     and an answer's ``under`` names the root cause a failing form is shown under when that is
-    another form of the case (else None)."""
+    another form of the case (else None); ``missing`` and ``extra`` are the plays (notation) the
+    report line lists, [] when it lists none."""
     from conformance.cases import resources
 
     known = {c.name: c for c in suite_cases}
@@ -137,13 +146,14 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
         spec = list(case.spec) if case else first["spec"]
         statuses = [a and a["status"] for a in answers]
         cases.append({
-            "name": name, "id": first["id"], "title": case.title if case else first.get("title", ""),
+            "name": name, "id": first["id"], "scenario": first.get("scenario") or "", "title": case.title if case else first.get("title", ""),
             "kind": first["kind"], "level": first.get("level", "must"),
             "tags": list(case.tags) if case else [], "file": first["file"], "line": case.line if case else None,
             "spec": spec, "section": spec[0].split(".", 1)[0], "statuses": statuses,
             "fails_in": sum(s in BAD for s in statuses),
             "answers": [a and {"status": a["status"], "message": a.get("message", ""), "link": a.get("link"),
-                               "repro": a.get("repro", ""), "under": under[i].get(name)}
+                               "repro": a.get("repro", ""), "under": under[i].get(name),
+                               "missing": list(a.get("missing") or []), "extra": list(a.get("extra") or [])}
                         for i, a in enumerate(answers)]})
         for section in dict.fromkeys(a.split(".", 1)[0] for a in spec):
             for i, s in enumerate(statuses):
@@ -165,10 +175,11 @@ def matrix_data(reports: list[tuple[str, list[dict]]], suite_cases=()) -> dict:
 SITE_FILES = ("matrix.json", "index.html", "spec.html")
 
 
-def write_site(data: dict, out: Path, sources: dict[str, str]) -> list[Path]:
+def write_site(data: dict, out: Path, sources: dict[str, str], suite=None) -> list[Path]:
     """Write the site into ``out`` (created): every file beside its target, all moved into
     place together when complete (``reports.files.OutputSet``; other files in ``out`` are
-    left alone); returns the files written. Raises OSError (``files.OutputError``)."""
+    left alone); returns the files written. ``suite``: the ``Suite`` the case pages draw their
+    boards from (None: no board). Raises OSError (``files.OutputError``)."""
     from conformance.cases import resources
     from conformance.reports.files import OutputSet
 
@@ -176,12 +187,12 @@ def write_site(data: dict, out: Path, sources: dict[str, str]) -> list[Path]:
     tags = sorted({t for c in data["cases"] for t in c["tags"]})
     written = []
     with OutputSet() as files:
-        _pages(data, out, sources, kinds, tags, files, written, resources)
+        _pages(data, out, sources, kinds, tags, files, written, resources, suite)
         files.commit()
     return written
 
 
-def _pages(data, out, sources, kinds, tags, files, written, resources) -> None:
+def _pages(data, out, sources, kinds, tags, files, written, resources, suite) -> None:
     def put(path: Path, text: str) -> None:
         files.text("--out", path, text)
         written.append(path)
@@ -191,6 +202,13 @@ def _pages(data, out, sources, kinds, tags, files, written, resources) -> None:
         data=data, statuses=STATUSES, kinds=kinds, tags=tags, page_name=page_name, bad=BAD))
     put(out / "spec.html", TEMPLATES.get_template("matrix_spec.html.j2").render(
         data=data, clauses=resources.spec_clauses(limit=None)))
+    find = form_finder(suite.cases if suite is not None else ())
+    ran = [suite is not None and e["content_hash"] == suite.content_hash for e in data["engines"]]
     for case in data["cases"]:
+        drawn = [a is not None and same for a, same in zip(case["answers"], ran)]
+        form = find(case["id"], case["scenario"]) if any(drawn) else None
+        answers = [answer_boards(form, a, f"e{i}") if a is not None and drawn[i] else None
+                   for i, a in enumerate(case["answers"])]
         put(out / "cases" / page_name(case["name"]), TEMPLATES.get_template("matrix_case.html.j2").render(
-            data=data, case=case, source=sources.get(case["id"], ""), bad=BAD, page_name=page_name))
+            data=data, case=case, source=sources.get(case["id"], ""), bad=BAD, page_name=page_name,
+            board=case_board(form, "case"), answers=answers))

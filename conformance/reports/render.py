@@ -17,7 +17,9 @@ import junitparser
 from conformance.cases import case_name as _named
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.runner import engine_faults
+from conformance.model import Position, play_text
 from conformance.reports import rootcause
+from conformance.reports.board import drawable_moves, render_board
 
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance.reports", "templates"),
                                 autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
@@ -270,6 +272,52 @@ def _cause_items(causes: list, with_status: bool, limit: int = 50) -> list[str]:
     if len(causes) > limit:
         out.append(f"- ... {len(causes) - limit} more root causes in the report")
     return out
+
+
+#: the width in CSS pixels of a case's board on a page, and of the small boards of its plays
+BOARD_WIDTH, PLAY_WIDTH = 520, 300
+
+
+def play_boards(position: Position, dice, plays: list[str], ident: str) -> list[dict]:
+    """Each play of ``plays`` (notation, the mover's numbering) drawn as arrows on a small
+    board of ``position`` with ``dice``: ``[{"play": text, "svg": SVG text, or None when its
+    moves cannot be made on that board (``board.drawable_moves``)}]``, the SVG ids prefixed
+    ``ident-1``, ``ident-2``..."""
+    out = []
+    for n, text in enumerate(plays, 1):
+        steps = drawable_moves(position, text)
+        svg = None if steps is None else render_board(position, dice=dice, play=steps, width=PLAY_WIDTH,
+                                                      ident=f"{ident}-{n}")
+        out.append({"play": text, "svg": svg})
+    return out
+
+
+def case_board(case, ident: str) -> dict | None:
+    """The board of a case form (a ``Case``, as ``harness.selection.form_finder`` finds it):
+    None for a case without a position; else ``{"svg": the position with its dice, cube and
+    score, and for a play_check or apply_play case its play as arrows, "play": that play
+    (notation) or None, "play_drawn": bool (False: its moves cannot be made on this board, so
+    the board shows none)}``. The SVG ids are prefixed ``ident``."""
+    if case is None or case.position is None:
+        return None
+    play = steps = None
+    if case.kind in ("play_check", "apply_play") and (case.play or case.steps is not None):
+        play = case.play or play_text(case.position, case.steps)
+        steps = drawable_moves(case.position, case.steps if case.steps is not None else case.play)
+    return {"svg": render_board(case.position, dice=case.dice, cube=case.cube, score=case.match, play=steps,
+                                width=BOARD_WIDTH, ident=ident),
+            "play": play, "play_drawn": steps is not None}
+
+
+def answer_boards(case, line: dict, ident: str) -> dict:
+    """The missing and extra plays of an engine's answer (``line``: its report line, with
+    ``missing``/``extra`` in notation) drawn on small boards of the case form's position:
+    ``{"missing": play_boards(...), "extra": play_boards(...)}``, both ``[]`` for a case form
+    without a position or an answer without them."""
+    if case is None or case.position is None:
+        return {"missing": [], "extra": []}
+    return {kind: play_boards(case.position, case.dice, [str(p) for p in line.get(kind) or []], f"{ident}-{kind}")
+            for kind in ("missing", "extra")}
 
 
 def html_certificate(lines: list[dict], profile: str) -> str:
