@@ -112,6 +112,27 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
             "partial": bool(partial), "why": why, "must": len(must), "must_passed": passed, "faults": faults}
 
 
+def profile_lines(lines: list[dict], cases, profile: str) -> list[dict] | None:
+    """The lines of a report that ``bgconf certify`` judges for ``profile`` (one of
+    ``harness.profiles.PROFILES``; raises KeyError for another): the header, the footer and the
+    case lines of the cases in the profile (``in_profile``, read from ``cases``: the ``Case``
+    objects of the suite the report ran; a line whose id is not among them is left out), for
+    ``bot`` only the chosen-play lines. None when the profile does not apply to the report's
+    engine (a profile in ``CHOSEN_ONLY`` for an engine whose header does not declare its
+    required capabilities)."""
+    from conformance.harness.profiles import CHOSEN_ONLY, PROFILES, REQUIRED, in_profile
+
+    if profile not in PROFILES:
+        raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    header, _cases, _footer = _parts(lines)
+    kinds = ("chosen_play",) if profile in CHOSEN_ONLY else None
+    if kinds and not REQUIRED[profile] <= set((header.get("engine") or {}).get("capabilities") or []):
+        return None
+    chosen = {c.id for c in cases if in_profile(c, profile)}
+    return [x for x in lines if x.get("type") != "case"
+            or (x["id"] in chosen and (kinds is None or x["kind"] in kinds))]
+
+
 def _is_default_value(setting: str) -> bool:
     """Whether ``name=value`` (as the runner writes it) sets a rule option to its default."""
     from conformance.model import RULE_DEFAULTS
