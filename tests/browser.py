@@ -54,3 +54,22 @@ def chromium(profile: Path):
         yield driver
     finally:
         driver.quit()
+
+
+def board_in_dom(scope) -> dict:
+    """The SVG board inside ``scope`` (a WebElement holding one board, e.g. its ``figure``) as
+    the data attributes of the page's DOM give it: ``points`` {N: (x, o)} in x's numbering,
+    ``bar`` and ``off`` {side: count}, ``arrows`` [(from, to)] in x's numbering (25 bar, 0 off),
+    in the order drawn."""
+    from selenium.webdriver.common.by import By
+
+    def groups(attribute: str):
+        return scope.find_elements(By.CSS_SELECTOR, f"svg g[{attribute}]")
+
+    return {"points": {int(g.get_attribute("data-point")): (int(g.get_attribute("data-x")),
+                                                            int(g.get_attribute("data-o")))
+                       for g in groups("data-point")},
+            "bar": {g.get_attribute("data-bar"): int(g.get_attribute("data-count")) for g in groups("data-bar")},
+            "off": {g.get_attribute("data-off"): int(g.get_attribute("data-count")) for g in groups("data-off")},
+            "arrows": [(int(g.get_attribute("data-from")), int(g.get_attribute("data-to")))
+                       for g in groups("data-from")]}

@@ -243,3 +243,43 @@ def test_an_adapters_own_unsupported_option_wording_is_accepted(genuine):
     problems = verify_report([dict(x, status="unsupported", message=wrong) if x is target else x
                               for x in lines])["problems"]
     assert any(target["id"] in p and "not a rule option value of the case" in p for p in problems), problems
+
+
+def test_a_certificate_failure_shows_its_board_in_a_browser(failing, tmp_path):
+    """Each failure of the HTML certificate has its board: the position of the case form that
+    failed, and the answer's extra (or missing) plays as arrows, read back from chromium's DOM."""
+    from selenium.webdriver.common.by import By
+
+    from browser import board_in_dom, chromium
+    from conformance.cases import case_name, load_suite
+    from conformance.harness.selection import form_finder
+    from conformance.model import notation_to_position, written_moves
+    from test_board import expected
+    from test_matrix import _to_x
+
+    lines = read(failing)
+    failures = [x for x in lines if x["type"] == "case" and x["status"] == "fail" and x.get("extra")]
+    find = form_finder(load_suite().cases)
+    with chromium(tmp_path / "profile") as browser:
+        browser.set_window_size(1400, 2400)
+        browser.get(failing.with_suffix(".html").as_uri())
+        shown = browser.find_elements(By.CSS_SELECTOR, "div.case[data-case]")
+        names = {case_name(x["id"], x["scenario"]): x for x in failures}
+        block = next(b for b in shown if b.get_attribute("data-case") in names)
+        line = names[block.get_attribute("data-case")]
+        case = find(line["id"], line["scenario"])
+        want = expected(case.position)
+        board = board_in_dom(block.find_element(By.CSS_SELECTOR, "figure.board"))
+        assert {k: board[k] for k in ("points", "bar", "off")} == {k: want[k] for k in ("points", "bar", "off")}
+        figures = block.find_elements(By.CSS_SELECTOR, "[data-plays='extra'] figure.play")
+        assert [f.get_attribute("data-play") for f in figures] == line["extra"]
+        for figure, play in zip(figures, line["extra"]):
+            arrows = board_in_dom(figure)["arrows"]
+            assert sorted(arrows) == sorted(_to_x(case.position.on_roll, written_moves(play)))
+            assert notation_to_position(case.position, play)  # a play that can be made is drawn
+        assert len(browser.find_elements(By.CSS_SELECTOR, "div.case figure.board")) == len(shown)
+        block.location_once_scrolled_into_view
+        screenshot = tmp_path / "certificate.png"
+        browser.save_screenshot(str(screenshot))
+        print(f"screenshot: {screenshot}")
+        assert screenshot.stat().st_size > 10_000

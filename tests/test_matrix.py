@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import chromium
+from browser import board_in_dom, chromium
 from conformance.cases import case_name
 from conformance.cli import main
 from conformance.reports.report import load_report
@@ -168,3 +168,80 @@ def test_reports_of_different_suites_are_refused_unless_mixed_suites_is_given(si
     assert main(["matrix", str(bundled), str(bundled), "--out", str(same)]) == 0
     assert "warning" not in capsys.readouterr().err
     assert 'id="mixed-suites"' not in (same / "index.html").read_text()
+
+
+def _to_x(on_roll: str, moves) -> list[tuple[int, int]]:
+    """Moves in the mover's numbering as a board's arrows give them: x's numbering, bar 25, off 0."""
+    def x(p):
+        return p if on_roll == "x" or p in (0, 25) else 25 - p
+    return [(x(a), x(b)) for a, b in moves]
+
+
+def test_a_case_page_draws_the_position_and_the_missing_and_extra_plays(site, tmp_path):
+    """A legal_plays failure of the no-larger-die engine: the case page's board reads back as
+    the case's position, and each of the answer's missing and extra plays is drawn on its own
+    board with that play's moves as arrows; a derived play check's page draws its play."""
+    from selenium.webdriver.common.by import By
+
+    from conformance.cases import load_suite
+    from conformance.harness.selection import form_finder
+    from conformance.model import apply_steps, notation_to_position, written_moves
+    from test_board import expected
+
+    directory, reports = site
+    find = form_finder(load_suite().cases)
+    failures = [c for c in reports[1] if c["type"] == "case" and c["kind"] == "legal_plays"
+                and c["status"] == "fail" and (c.get("missing") or c.get("extra"))]
+    line = max(failures, key=lambda c: (bool(c.get("missing")) and bool(c.get("extra")), not c["scenario"]))
+    case = find(line["id"], line["scenario"])
+    name = case_name(line["id"], line["scenario"])
+    check = next(c for c in reports[0] if c["type"] == "case" and c["scenario"] == "check 1")
+    check_case = find(check["id"], "check 1")
+    with chromium(tmp_path / "profile") as browser:
+        browser.set_window_size(1400, 3200)
+        browser.get((directory / "cases" / f"{name.replace('[', '-').replace(']', '').replace(' ', '-')}.html").as_uri())
+        assert name in browser.title
+        board = board_in_dom(browser.find_element(By.CSS_SELECTOR, "figure.board"))
+        want = expected(case.position)
+        assert {k: board[k] for k in ("points", "bar", "off")} == {k: want[k] for k in ("points", "bar", "off")}
+        assert board["arrows"] == []
+        answer = browser.find_element(By.CSS_SELECTOR, "section.answer[data-engine='1']")
+        assert not browser.find_elements(By.CSS_SELECTOR, "section.answer[data-engine='0']")  # the reference passes
+        for kind in ("missing", "extra"):
+            figures = answer.find_elements(By.CSS_SELECTOR, f"[data-plays='{kind}'] figure.play")
+            assert [f.get_attribute("data-play") for f in figures] == line.get(kind, [])
+            for figure, play in zip(figures, line.get(kind, [])):
+                drawn = board_in_dom(figure)
+                assert sorted(drawn["arrows"]) == sorted(_to_x(case.position.on_roll, written_moves(play)))
+                mover = _to_x(case.position.on_roll, drawn["arrows"])  # x's numbering back to the mover's
+                assert apply_steps(case.position, mover) == notation_to_position(case.position, play)
+                assert {k: drawn[k] for k in ("points", "bar", "off")} == {k: want[k] for k in ("points", "bar", "off")}
+        screenshot = tmp_path / "case.png"
+        answer.location_once_scrolled_into_view
+        browser.save_screenshot(str(screenshot))
+        print(f"screenshot: {screenshot}")
+        assert screenshot.stat().st_size > 10_000
+
+        browser.get((directory / "cases" / f"{check['id']}-check-1.html").as_uri())
+        board = board_in_dom(browser.find_element(By.CSS_SELECTOR, "figure.board"))
+        assert board["arrows"] == _to_x(check_case.position.on_roll, check_case.steps)
+        assert check_case.play in browser.find_element(By.CSS_SELECTOR, "figure.board figcaption").text
+
+
+def test_form_finder_finds_every_form_a_run_asks():
+    """Each case form a run asks (variants in every position format, derived play checks,
+    chosen-play forms) is found again from its id and scenario name, as a report line names it."""
+    from conformance.cases import load_suite
+    from conformance.harness.selection import asked, form_finder
+
+    cases = [c for c in load_suite().cases if c.id in ("bg-4UEK", "bg-X6DC", "bg-C3Z8")]
+    info = {"capabilities": ["legal-plays", "play-check", "chosen-play"],
+            "position_formats": ["board", "gnubg_id", "xgid", "fibs_board"]}
+    forms = asked(cases, info, scenarios=True)
+    find = form_finder(load_suite().cases)
+    assert len({c.scenario for c in forms}) > 10
+    for c in forms:
+        found = find(c.id, c.scenario)
+        assert (found.name, found.kind, found.position, found.dice, found.play, found.position_format) == \
+            (c.name, c.kind, c.position, c.dice, c.play, c.position_format)
+    assert find("bg-4UEK", "no such form") is None and find("bg-NOPE", "") is None

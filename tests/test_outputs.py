@@ -253,6 +253,8 @@ def _inputs(tmp: Path) -> list[tuple[str, list[str], str]]:
         ("release --out = --cases", ["release", "--cases", str(cases), "--out", "{out}"], str(cases)),
         ("matrix --out holds a REPORT", ["matrix", str(tmp / "site" / "index.html"), "--out", str(tmp / "site")],
          str(tmp / "site" / "index.html")),
+        ("matrix --out holds a REPORT in its badges", ["matrix", str(tmp / "site" / "badges" / "r.jsonl"), "--out",
+                                                       str(tmp / "site")], str(tmp / "site" / "badges" / "r.jsonl")),
     ]
 
 
@@ -270,6 +272,8 @@ def test_an_output_that_is_an_input_is_refused_naming_both(tmp_path, index, how)
     (tmp_path / "e.yaml").write_text("format: 1\nengine: reference\nxfail: {}\n")
     (tmp_path / "site").mkdir()
     shutil.copy(tmp_path / "r.jsonl", tmp_path / "site" / "index.html")
+    (tmp_path / "site" / "badges").mkdir()
+    shutil.copy(tmp_path / "r.jsonl", tmp_path / "site" / "badges" / "r.jsonl")
     what, argv, source = _inputs(tmp_path)[index]
     if "{out}" not in argv:
         if how != "same path":

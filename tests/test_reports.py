@@ -33,7 +33,7 @@ def test_a_run_of_a_subset_renders_everything_marked_partial(tmp_path):
     junit = ET.fromstring((out / "r.xml").read_text())
     assert junit.get("tests") == str(len(lines) - 2) and junit.get("failures") == str(len(every_failure))
     html = (out / "r.html").read_text()
-    assert "Partial run, not a certificate" in html and "bg-GQQD" in html and "13/8" in html and "<pre>" in html
+    assert "Partial run, not a certificate" in html and "bg-GQQD" in html and "13/8" in html and "<figure class=\"board\"><svg" in html
     assert "Certified" not in html
     assert "PARTIAL RUN, NOT A CERTIFICATE" in (out / "r.md").read_text()
     badge = json.loads((out / "r.badge.json").read_text())
@@ -73,7 +73,7 @@ def test_certify_writes_every_rendering_and_refuses_a_failing_engine(tmp_path):
     junit = ET.fromstring((tmp_path / "out" / (stem.name + ".junit.xml")).read_text())
     assert int(junit.get("failures")) == len(failed)
     html = (tmp_path / "out" / (stem.name + ".html")).read_text()
-    assert "Not certified" in html and failed[0]["id"] in html and "<pre>" in html
+    assert "Not certified" in html and failed[0]["id"] in html and "<figure class=\"board\"><svg" in html
     md = (tmp_path / "out" / (stem.name + ".md")).read_text()
     assert "**Not certified** for profile `movement`" in md
     badge = json.loads((tmp_path / "out" / (stem.name + ".badge.json")).read_text())

@@ -171,7 +171,7 @@ def keep_outputs(args, record: RunRecord, outputs: dict[str, str | None]) -> boo
     makers = {
         "--junit": lambda: render.junit_xml(lines),
         "--markdown": lambda: render.markdown(lines, profile),
-        "--html": lambda: render.html_certificate(lines, profile),
+        "--html": lambda: render.html_certificate(lines, profile, record.suite),
         "--badge": lambda: json.dumps(render.badge(lines, profile), indent=2) + "\n",
     }
     for option, make in makers.items():

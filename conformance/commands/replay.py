@@ -28,6 +28,10 @@ file is an error of the file at the line where it begins.
 Report (``--report FILE.jsonl``): one JSON object per line, ``{"type": "replay-header", ...}``,
 then per file its ``event`` lines (every illegal event, every record error, every note) and a
 ``file`` line with its counts, then a ``footer`` with the totals and ``interrupted``.
+
+Page (``--html FILE.html``): one self-contained HTML page drawn from the same lines
+(``reports.render.html_replay``): a section per record file, each illegal event with the board
+before it, the recorded play as arrows and the nearest legal plays each on a small board.
 """
 
 from __future__ import annotations
@@ -136,9 +140,16 @@ is an illegal event, and its game is followed from where its moves lead; where t
 cannot be made, or a line cannot be read, the game's remaining events are counted
 "unjudged" in the summary.
 
+--html FILE.html writes one page of the run (a section per record file): each illegal
+event with the board before it, the recorded play drawn as arrows (when its moves can
+be made on that board) and the legal plays nearest to it, each on a small board. Like
+--report, it is written beside FILE and moved into place when the run ends; an output
+that is one of the records read is refused (exit 2).
+
 examples:
   bgconf replay tests/data/matches/*.mat
   bgconf replay --report replay.jsonl matches/
+  bgconf replay --html replay.html matches/
   bgconf replay --engine gnubg --write-cases found.bgcase.yaml tests/data/matches/
 """
 
@@ -156,6 +167,10 @@ def add_parser(subparsers) -> None:
 
     p.add_argument("files", nargs="+", metavar="FILE", help=".mat or .sgf records, or folders of them")
     p.add_argument("--report", metavar="FILE.jsonl", help="write every event and each file's counts as JSON Lines")
+    p.add_argument("--html", metavar="FILE.html",
+                   help="write one HTML page of the run: a section per record file, each illegal event with the"
+                        " board before it (dice, both sides' checkers), the recorded play drawn as arrows when its"
+                        " moves can be made on that board, and the legal plays nearest to it each on a small board")
     p.add_argument("--engine", help="also ask this engine about every position (reference, gnubg, cmd:...,"
                                     " python:module:factory): legal plays, the recorded play, results, cube actions")
     p.add_argument("--write-cases", metavar="OUT.yaml",
@@ -186,7 +201,7 @@ def cmd_replay(args) -> int:
     from conformance.reports.files import OutputSet
 
     try:
-        check_outputs({"--report": args.report, "--write-cases": args.write_cases},
+        check_outputs({"--report": args.report, "--write-cases": args.write_cases, "--html": args.html},
                       inputs=[("record", f) for f in record_files(args.files)[0]])
     except CommandExit as stop:
         return stop.code
@@ -269,7 +284,7 @@ def _replay(args, outputs) -> int:
     ok_written = True
     if interrupted and not done:  # nothing judged: every output stays as it was
         outputs.discard()
-        if args.report or args.write_cases:
+        if args.report or args.write_cases or args.html:
             err("nothing was judged: no output was written")
         return EXIT_SIGNAL[interrupted]
     if args.write_cases:
@@ -277,6 +292,14 @@ def _replay(args, outputs) -> int:
             "format: 1\ncases: []\n"
         try:
             outputs.text("--write-cases", args.write_cases, body)
+        except OutputError as exc:
+            err(str(exc))
+            ok_written = False
+    if args.html and ok_written:
+        from conformance.reports.render import html_replay
+
+        try:
+            outputs.text("--html", args.html, html_replay(report.lines))
         except OutputError as exc:
             err(str(exc))
             ok_written = False
@@ -290,6 +313,8 @@ def _replay(args, outputs) -> int:
         err("no output was replaced")
     if ok_written and args.write_cases:
         print(f"wrote {counted(len(wanted), 'case')} to {args.write_cases}")
+    if ok_written and args.html:
+        print(f"wrote the page of the run to {args.html}")
     if interrupted:
         return EXIT_SIGNAL[interrupted]
     if totals["illegal"] or mismatches:

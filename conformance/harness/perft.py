@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from conformance.harness.compare import BadAnswer, _engine_plays
-from conformance.model import Position, decode_position_id, decode_xgid, encode_position_id, format_play
+from conformance.model import Position, encode_position_id, format_play, read_position_text
 
 from reference_impl.perft import ROLL_SETS, ROLLS_21, _finished  # one definition of bgperft-1
 
@@ -21,13 +21,10 @@ WEIGHTS = {name: dict(weighted) for name, weighted in ROLL_SETS.items()}
 
 
 def parse_position(text: str) -> Position:
-    """``start``, a 14-character Position ID (x on roll), or an ``XGID=...``.
+    """``start``, a 14-character Position ID (x on roll), or an ``XGID=...`` (any form
+    ``model.read_position_text`` reads; the state beside the board is not used).
     Raises ModelError."""
-    if text == "start":
-        return Position.start()
-    if text.startswith("XGID="):
-        return decode_xgid(text)
-    return decode_position_id(text)
+    return read_position_text(text)[0]
 
 
 def _ask(engine, pairs: list[tuple[Position, tuple[int, int]]]) -> list[dict[Position, str]]:

@@ -12,13 +12,13 @@ chosen-play forms alone (``profiles.CHOSEN_ONLY``).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from conformance.cases import Case
-from conformance.harness.derived import with_play_checks
+from conformance.harness.derived import PREFIX, play_checks, with_play_checks
 from conformance.harness.profiles import CHOSEN_ONLY, in_profile
 from conformance.harness.runner import asked_cases, chosen_play_case, select
-from conformance.harness.scenarios import with_variants
+from conformance.harness.scenarios import variants, with_variants
 from conformance.harness.shard import Shard
 
 
@@ -51,3 +51,31 @@ def asked(chosen: Iterable[Case], info: dict, scenarios: bool, profile: str | No
     if profile in CHOSEN_ONLY:
         return [chosen_play_case(c) for c in chosen if c.kind == "legal_plays"]
     return asked_cases(with_play_checks(chosen, info) if play_checks else chosen, info)
+
+
+
+def form_finder(cases: Iterable[Case]) -> Callable[[str, str], Case | None]:
+    """A lookup ``find(case_id, scenario)`` of the case form a report line names in ``cases``
+    (the cases as written): the case itself for scenario ``""``, a scenario variant
+    (``swapped``, ``dice-reversed``, ``xgid``...), a derived play check (``check 3``,
+    ``check 3+dice-reversed``; each root's checks are made once, on first use), a chosen-play
+    form (``chosen-play``, ``chosen-play+swapped``); None for an id ``cases`` lacks or a
+    scenario name that case has no form of."""
+    by_id = {c.id: c for c in cases if not c.scenario}
+    checks: dict[str, dict[str, Case]] = {}
+    every_format = {"position_formats": ["board", "gnubg_id", "xgid", "fibs_board"]}
+
+    def find(case_id: str, scenario: str) -> Case | None:
+        case = by_id.get(case_id)
+        if case is None or not scenario:
+            return case
+        if scenario.startswith(PREFIX):
+            if case_id not in checks:
+                checks[case_id] = {c.scenario: c for c in play_checks(case)}
+            return checks[case_id].get(scenario)
+        if scenario.startswith("chosen-play"):
+            base = find(case_id, scenario.partition("+")[2])
+            return chosen_play_case(base) if base is not None and base.kind == "legal_plays" else None
+        return next((c for c in variants(case, every_format) if c.scenario == scenario), None)
+
+    return find

@@ -8,7 +8,7 @@ from .errors import REFUSALS, CodecError, DiceError, FalseHitMark, ModelError, N
 from .game import (
     CUBE_ACTIONS, MOMENTS, RESULTS, RULE_DEFAULTS, Cube, GameStateError, Match, effective_rules,
 )
-from .forms import read_position
+from .forms import read_position, read_position_text
 from .fibs import MONEY_LENGTH, FibsBoard, decode_fibs_board, encode_fibs_board, fibs_state_differences
 from .gnubg_id import decode_position_id, encode_position_id
 from .match_id import (
@@ -44,6 +44,6 @@ __all__ = [
     "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
-    "point_name", "play_text", "unmarked_hit_points", "read_position", "EVENT_TYPES", "parse_event", "swap_event", "written_moves",
+    "point_name", "play_text", "unmarked_hit_points", "read_position", "read_position_text", "EVENT_TYPES", "parse_event", "swap_event", "written_moves",
     "RESULT_EVENT_TYPES", "Event", "GameRecord", "MatchRecord", "RecordError", "Source",
 ]

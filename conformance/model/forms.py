@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .errors import PositionError
+from .errors import CodecError, PositionError
 from .fibs import decode_fibs_board
 from .gnubg_id import decode_position_id
-from .match_id import decode_match_id
+from .match_id import IdState, decode_match_id
 from .position import Position
-from .xgid import decode_xgid
+from .xgid import decode_xgid, decode_xgid_state
 
 
 def read_position(data: Any) -> Position:
@@ -41,3 +41,32 @@ def read_position(data: Any) -> Position:
                 on_roll = by_id
             return decode_position_id(data["gnubg_id"], on_roll=str(on_roll or "x"))
     return Position.from_dict(data)
+
+
+def read_position_text(text: str) -> tuple[Position, IdState | None]:
+    """A position written on one line, as a command line takes it -> (Position, the state beside
+    the board or None when the text carries none).
+
+    The forms: ``start``; a 14-character Position ID (x on roll, no state); a Position ID and a
+    Match ID joined by ``:`` as GNU Backgammon writes them (``4HPwATDgc/ABMA:cAkAAAAAAAAA``: the
+    Match ID gives the side on roll, dice, cube and score); an ``XGID=...``; a FIBS
+    ``board:...`` line (its dice, cube and score). Raises CodecError (an ID that does not decode)
+    or another ModelError (a state that cannot be), each naming the offending field.
+    """
+    text = text.strip()
+    if text == "start":
+        return Position.start(), None
+    if text.startswith("XGID="):
+        return decode_xgid_state(text)
+    if text.startswith("board:"):
+        board = decode_fibs_board(text)
+        return board.position, IdState(cube=board.cube_state(), on_roll=board.position.on_roll,
+                                       dice=board.dice, match=board.match())
+    if text.count(":") > 1:
+        raise CodecError(f"{text[:40]!r} is neither a Position ID, a Position ID:Match ID, an XGID= nor a"
+                         f" FIBS board: line")
+    position_id, _, match_id = text.partition(":")
+    if not match_id:
+        return decode_position_id(position_id), None
+    state = decode_match_id(match_id)
+    return decode_position_id(position_id, on_roll=state.on_roll), state

@@ -17,7 +17,9 @@ import junitparser
 from conformance.cases import case_name as _named
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.runner import engine_faults
+from conformance.model import Position, play_text
 from conformance.reports import rootcause
+from conformance.reports.board import drawable_moves, render_board
 
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("conformance.reports", "templates"),
                                 autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True,
@@ -108,6 +110,27 @@ def verdict(lines: list[dict], profile: str = "complete") -> dict:
     complete = bool(footer) and not (footer.get("incomplete") or footer.get("interrupted") or footer.get("given_up"))
     return {"certified": bool(must) and passed == len(must) and complete and not partial and not faults,
             "partial": bool(partial), "why": why, "must": len(must), "must_passed": passed, "faults": faults}
+
+
+def profile_lines(lines: list[dict], cases, profile: str) -> list[dict] | None:
+    """The lines of a report that ``bgconf certify`` judges for ``profile`` (one of
+    ``harness.profiles.PROFILES``; raises KeyError for another): the header, the footer and the
+    case lines of the cases in the profile (``in_profile``, read from ``cases``: the ``Case``
+    objects of the suite the report ran; a line whose id is not among them is left out), for
+    ``bot`` only the chosen-play lines. None when the profile does not apply to the report's
+    engine (a profile in ``CHOSEN_ONLY`` for an engine whose header does not declare its
+    required capabilities)."""
+    from conformance.harness.profiles import CHOSEN_ONLY, PROFILES, REQUIRED, in_profile
+
+    if profile not in PROFILES:
+        raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    header, _cases, _footer = _parts(lines)
+    kinds = ("chosen_play",) if profile in CHOSEN_ONLY else None
+    if kinds and not REQUIRED[profile] <= set((header.get("engine") or {}).get("capabilities") or []):
+        return None
+    chosen = {c.id for c in cases if in_profile(c, profile)}
+    return [x for x in lines if x.get("type") != "case"
+            or (x["id"] in chosen and (kinds is None or x["kind"] in kinds))]
 
 
 def _is_default_value(setting: str) -> bool:
@@ -272,20 +295,119 @@ def _cause_items(causes: list, with_status: bool, limit: int = 50) -> list[str]:
     return out
 
 
-def html_certificate(lines: list[dict], profile: str) -> str:
+#: the width in CSS pixels of a case's board on a page, and of the small boards of its plays
+BOARD_WIDTH, PLAY_WIDTH = 520, 300
+
+
+def play_boards(position: Position, dice, plays: list[str], ident: str) -> list[dict]:
+    """Each play of ``plays`` (notation, the mover's numbering) drawn as arrows on a small
+    board of ``position`` with ``dice``: ``[{"play": text, "svg": SVG text, or None when its
+    moves cannot be made on that board (``board.drawable_moves``)}]``, the SVG ids prefixed
+    ``ident-1``, ``ident-2``..."""
+    out = []
+    for n, text in enumerate(plays, 1):
+        steps = drawable_moves(position, text)
+        svg = None if steps is None else render_board(position, dice=dice, play=steps, width=PLAY_WIDTH,
+                                                      ident=f"{ident}-{n}")
+        out.append({"play": text, "svg": svg})
+    return out
+
+
+def position_board(position: Position, ident: str, *, dice=None, cube=None, score=None, play=None,
+                   label: str | None = None) -> dict:
+    """A position drawn for a page: ``{"svg": render_board's SVG (ids prefixed ``ident``), with
+    ``play`` (notation or ``(from, to)`` pairs, mover's numbering; None: no play) as arrows when
+    its moves can be made on this board, "play": ``label`` or the play's notation, or None,
+    "play_drawn": bool (False: the moves cannot be made, so no arrow is drawn)}``."""
+    steps = None if play is None else drawable_moves(position, play)
+    if play is not None and label is None:
+        label = play if isinstance(play, str) else play_text(position, play)
+    return {"svg": render_board(position, dice=dice, cube=cube, score=score, play=steps, width=BOARD_WIDTH,
+                                ident=ident),
+            "play": label, "play_drawn": steps is not None}
+
+
+def case_board(case, ident: str) -> dict | None:
+    """The board of a case form (a ``Case``, as ``harness.selection.form_finder`` finds it):
+    None for a case without a position; else ``position_board`` of its position, dice, cube and
+    score, with the play of a play_check or apply_play case."""
+    if case is None or case.position is None:
+        return None
+    play = None
+    if case.kind in ("play_check", "apply_play") and (case.play or case.steps is not None):
+        play = case.steps if case.steps is not None else case.play
+    return position_board(case.position, ident, dice=case.dice, cube=case.cube, score=case.match, play=play,
+                          label=case.play)
+
+
+def answer_boards(case, line: dict, ident: str) -> dict:
+    """The missing and extra plays of an engine's answer (``line``: its report line, with
+    ``missing``/``extra`` in notation) drawn on small boards of the case form's position:
+    ``{"missing": play_boards(...), "extra": play_boards(...)}``, both ``[]`` for a case form
+    without a position or an answer without them."""
+    if case is None or case.position is None:
+        return {"missing": [], "extra": []}
+    return {kind: play_boards(case.position, case.dice, [str(p) for p in line.get(kind) or []], f"{ident}-{kind}")
+            for kind in ("missing", "extra")}
+
+
+def html_certificate(lines: list[dict], profile: str, suite=None) -> str:
     """A self-contained HTML page: verdict, matrix per spec section, unsupported
     options and capabilities, and every failure, one per root cause (``rootcause``: the forms
-    under it named), with its board and re-run command."""
+    under it named), with its board and re-run command. ``suite``: the ``Suite`` the run
+    asked (a failure's board is its case form's position and dice, with the play of a play
+    check and the missing and extra plays as arrows; ``case_board``, ``answer_boards``); None,
+    or a suite whose content hash is not the report's, draws no board."""
+    from conformance.harness.selection import form_finder
+
     header, cases, footer = _parts(lines)
     unsupported = sorted({c.get("message", "") for c in cases if c["status"] == "unsupported"})
     causes = rootcause.group(cases, rootcause.line_key, BAD + ("xfail",))
+    same = suite is not None and suite.content_hash == header.get("content_hash")
+    find = form_finder(suite.cases if same else ())
+    failures = []
+    for n, x in enumerate(causes, 1):
+        form = find(x.lead["id"], x.lead.get("scenario") or "")
+        failures.append({"lead": x.lead, "also": rootcause.also_text(x, rootcause.line_key),
+                         "board": case_board(form, f"f{n}"), "answer": answer_boards(form, x.lead, f"f{n}")})
     return TEMPLATES.get_template("certificate.html.j2").render(
         header=header, footer=footer, profile=profile, verdict=verdict(lines, profile),
         scenarios=scenario_sentence(header),
         matrix=section_matrix(cases), statuses=("pass", "fail", "errored", "timeout", "unsupported", "xfail", "xpass"),
-        failures=[{"lead": x.lead, "also": rootcause.also_text(x, rootcause.line_key)} for x in causes],
-        counted=rootcause.count_text(causes), unsupported=unsupported,
+        failures=failures, counted=rootcause.count_text(causes), unsupported=unsupported,
         duplicated=[c for c in cases if c.get("duplicates") and c["status"] not in BAD])
+
+
+def html_replay(lines: list[dict]) -> str:
+    """One self-contained HTML page of a ``bgconf replay`` run (``--html``), from its report's
+    lines (``replay-header``, ``event``, ``file``, ``footer``): per record file a section with
+    its counts; each illegal event with where it is, its message and clause, the board before
+    it with the dice, the recorded play drawn as arrows (when its moves can be made on that
+    board) and the legal plays nearest to it each on a small board; record errors and notes as
+    text. Raises ModelError for an event whose position does not read (``model.read_position``)."""
+    from conformance.cases import resources
+    from conformance.model import read_position
+
+    header = next((x for x in lines if x.get("type") == "replay-header"), {})
+    footer = next((x for x in lines if x.get("type") == "footer"), {})
+    files: dict[str, dict] = {}
+    for x in lines:
+        if x.get("type") not in ("event", "file"):
+            continue
+        section = files.setdefault(x["file"], {"file": x["file"], "counts": None, "events": []})
+        if x["type"] == "file":
+            section["counts"] = x
+            continue
+        event = {"line": x, "board": None, "nearest": []}
+        if x.get("position") is not None and x["level"] == "illegal":
+            position, dice = read_position(x["position"]), tuple(x["dice"]) if x.get("dice") else None
+            ident = f"e{len(files)}-{len(section['events']) + 1}"
+            played = x.get("recorded") if x.get("kind") == "play" else None
+            event["board"] = position_board(position, ident, dice=dice, play=played)
+            event["nearest"] = play_boards(position, dice, list(x.get("nearest_legal") or []), f"{ident}-nearest")
+        section["events"].append(event)
+    return TEMPLATES.get_template("replay.html.j2").render(
+        header=header, footer=footer, files=list(files.values()), clauses=resources.spec_clauses())
 
 
 def badge(lines: list[dict], profile: str) -> dict:

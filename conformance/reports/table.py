@@ -106,8 +106,6 @@ def engine_row(name: str, suite, run: tuple[dict | None, list[dict], str] | None
     "errored", "unsupported"}). ``run``: the engine's ``engine_run`` (default: run it now). An
     engine that cannot start is a row saying "not installed" and why."""
     from conformance.reports import render
-    from conformance.harness.profiles import CHOSEN_ONLY, REQUIRED, in_profile
-
     info, lines, why = run or engine_run(name, suite)
     if info is None:
         return f"| {name} | not installed ({_cell(why)}) |" + " |" * (5 + len(COLUMNS)), None, {}
@@ -116,13 +114,11 @@ def engine_row(name: str, suite, run: tuple[dict | None, list[dict], str] | None
     counts = {k: sum(x["status"] == k for x in cases) for k in ("pass", "fail", "errored", "unsupported")}
     verdicts = []
     for profile in COLUMNS:
-        chosen = {c.id for c in suite.cases if in_profile(c, profile)}
-        kinds = ("chosen_play",) if profile in CHOSEN_ONLY else None  # bot: judged on the chosen plays alone
-        if kinds and not REQUIRED[profile] <= set(info.get("capabilities", [])):
+        judged = render.profile_lines(lines, suite.cases, profile)  # bot: the chosen plays alone
+        if judged is None:
             verdicts.append("n/a")  # an engine that does not choose plays is no bot
             continue
-        v = render.verdict([x for x in lines if x.get("type") != "case"
-                            or (x["id"] in chosen and (kinds is None or x["kind"] in kinds))], profile)
+        v = render.verdict(judged, profile)
         verdicts.append("certified" if v["certified"] else f"no ({v['must_passed']}/{v['must']})")
     row = (f"| {name} | {info.get('version', '')} | {len(cases)} | {counts['pass']} | {counts['fail']} |"
            f" {counts['errored']} | {counts['unsupported']} | " + " | ".join(verdicts) + " |")
