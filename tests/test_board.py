@@ -261,6 +261,46 @@ def test_the_board_in_a_browser_reads_back(tmp_path):
         assert screenshot.stat().st_size > 10_000
 
 
+# every board of a page read back by the browser's own DOM, as data: one figure per board
+_READ_ALL = """
+return Array.from(document.querySelectorAll('figure')).map(function (f) {
+  function all(sel) { return Array.from(f.querySelectorAll(sel)); }
+  return {id: f.id,
+          points: all('svg g[data-point]').map(function (g) {
+              return [+g.dataset.point, +g.dataset.x, +g.dataset.o]; }),
+          bar: all('svg g[data-bar]').map(function (g) { return [g.dataset.bar, +g.dataset.count]; }),
+          off: all('svg g[data-off]').map(function (g) { return [g.dataset.off, +g.dataset.count]; }),
+          shown: all('svg g[data-point] circle').every(function (c) { return c.getBBox().width > 0; })};
+});
+"""
+
+
+def test_every_case_renders_in_a_browser_and_reads_back_in_both_colours(tmp_path):
+    """All the suite's positions, each as written and colours swapped, on one page in chromium:
+    every point's counts, both bars and both trays, read from the page's DOM, are the case's."""
+    boards, want = [], {}
+    for case in WITH_POSITION:
+        for tag, position in (("as-written", case.position), ("swapped", case.position.swap_colours())):
+            name = f"{case.id}-{tag}"
+            boards.append(f'<figure id="{name}">' + render_board(position, dice=case.dice, cube=case.cube,
+                                                                 score=case.match, ident=name, width=320)
+                          + "</figure>")
+            e = expected(position)
+            want[name] = ({n: xo for n, xo in e["points"].items()}, e["bar"], e["off"])
+    page = tmp_path / "all.html"
+    page.write_text("<!doctype html><meta charset=utf-8><title>boards</title><body>" + "".join(boards),
+                    encoding="utf-8")
+    with chromium(tmp_path / "profile") as browser:
+        browser.get(page.as_uri())
+        shown = browser.execute_script(_READ_ALL)
+    assert len(shown) == len(want) == 2 * len(WITH_POSITION)
+    for board in shown:
+        points, bar, off = want[board["id"]]
+        assert {n: (x, o) for n, x, o in board["points"]} == points, board["id"]
+        assert dict(board["bar"]) == bar and dict(board["off"]) == off, board["id"]
+        assert board["shown"], board["id"]
+
+
 def test_drawable_moves_finds_an_order_that_can_be_made_or_none():
     start = Position.start("x")
     assert drawable_moves(start, "13/7/5") == [(13, 7), (7, 5)]
