@@ -99,7 +99,7 @@ def test_a_real_run_reads_one_line_per_root_cause_in_every_rendering(tmp_path):
     md = (out / "r.md").read_text()
     assert f"### Failures: {counted}" in md and md.count("\n- `bg-X6DC") == 1 and f"also fails as {also}" in md
     html = (out / "r.html").read_text()
-    assert f"Failures: {counted}" in html and html.count('<div class="case">') == 1
+    assert f"Failures: {counted}" in html and html.count('<div class="case" ') == 1
     assert f"Also fails as: {also}" in html
     site = out / "site"
     assert bgconf("matrix", str(out / "r.jsonl"), "--out", str(site)).returncode == 0
