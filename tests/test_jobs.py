@@ -243,13 +243,13 @@ def test_fuzz_finds_the_same_with_two_jobs():
 
 
 def test_fuzz_search_folds_the_batches_as_one_process_does():
-    from conformance.harness.fuzz import Oracle, search, search_jobs
+    from conformance.harness.fuzz import Oracle, search
     from conformance.harness.runner import EngineStarter
 
     for shard in (Shard(1, 1), Shard(2, 3)):
         camp, groups = search(ReferenceEngine(), Oracle(), "play_check", 900, 11, batch=40, shard=shard)
-        jobs_camp, jobs_groups = search_jobs(EngineStarter("reference"), 3, "play_check", 900, 11, batch=40,
-                                             shard=shard)
+        jobs_camp, jobs_groups = search(None, Oracle(), "play_check", 900, 11, batch=40, shard=shard, jobs=3,
+                                        starter=EngineStarter("reference"))
         assert (camp.positions, camp.mismatched, camp.unsupported) == \
             (jobs_camp.positions, jobs_camp.mismatched, jobs_camp.unsupported)
         assert camp.positions > 0 and groups == jobs_groups == []

@@ -359,36 +359,55 @@ def _batches(kind: str, examples: int, seed: int, batch: int, asks: Callable[[in
 
 
 def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch: int = 100,
-           rule_options: dict | None = None, max_groups: int = 1,
-           progress: Callable[[int], None] | None = None, shard: Shard = WHOLE) -> tuple[Campaign, list[tuple]]:
+           rule_options: dict | None = None, max_groups: int = 1, progress: Callable[[int], None] | None = None,
+           shard: Shard = WHOLE, jobs: int = 1, starter: Callable | None = None,
+           given_up: list | None = None) -> tuple[Campaign, list[tuple]]:
     """Phase 1: ``examples`` inputs of ``kind`` in batches; returns the campaign counts
     and, per group of similar mismatches (category and situation; at most
     ``max_groups``; the search stops when that many are found), the first mismatching
     (bytes, example, reply, mismatch, index) and the group's size. With ``shard`` K/N only
     the batches of that shard are asked (batch b when b % N == K - 1): the seeds are
     drawn as in the whole campaign, so the N shards ask exactly its inputs, and an
-    index is the input's place in the whole campaign."""
+    index is the input's place in the whole campaign. ``jobs`` > 1 with ``starter`` (a
+    ``runner.EngineStarter``): the batches are dealt to that many worker processes, each with
+    its own engine (``conformance.harness.jobs``), and folded back in batch order, so the counts
+    and groups are the same (a batch whose worker died: one ``errored`` mismatch per input);
+    ``given_up`` (a list) gets the reasons of the worker engines that were given up."""
     camp = Campaign("", kind, seed)
     groups: dict[tuple, list] = {}
 
-    def each(number: int, batch_seed: int, n: int) -> bool:
-        fold(camp, groups, ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options),
-             max_groups)
+    def take(record: BatchRecord) -> bool:
+        fold(camp, groups, record, max_groups)
         if progress:
             progress(camp.positions)
         return len(groups) >= max_groups
 
     t0 = time.perf_counter()
-    _batches(kind, examples, seed, batch, shard.owns, each)
+    if jobs > 1 and starter is not None:
+        from functools import partial
+
+        from conformance.harness.jobs import Jobs
+
+        numbers = [b for b in range(_batch_count(examples, batch)) if shard.owns(b)]
+        run = Jobs(partial(_search_share, starter, kind, examples, seed, batch, rule_options, max_groups), jobs,
+                   lambda _k, record: take(record), partial(_lost_batch, numbers, kind, examples, batch, rule_options))
+        try:
+            run.run(numbers)
+        finally:
+            if given_up is not None:
+                given_up.extend(s["given_up"] for s in run.stats if s.get("given_up"))
+    else:
+        _batches(kind, examples, seed, batch, shard.owns, lambda number, batch_seed, n: take(
+            ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options)))
     camp.search_seconds = time.perf_counter() - t0
     return camp, [(first, count) for first, count in groups.values()]
 
 
 def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch: int, rule_options: dict | None,
                   max_groups: int, share: list[tuple[int, int]], emit, stats: dict) -> None:
-    """A worker's part of ``search_jobs``: its own engine asks its batches (share: (item,
-    batch number) pairs), each sent back as a BatchRecord; it stops once its own batches
-    found ``max_groups`` groups (the whole campaign has found them by then too)."""
+    """A worker's part of ``search``: its own engine asks its batches (share: (item, batch
+    number) pairs), each sent back as a BatchRecord; it stops once its own batches found
+    ``max_groups`` groups (the whole campaign has found them by then too)."""
     engine = starter()
     items = {number: k for k, number in share}
     oracle, camp, groups = Oracle(), Campaign("", kind, seed), {}
@@ -406,48 +425,15 @@ def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch:
         stats.update(restarts=getattr(engine, "restarts", 0) or 0, given_up=getattr(engine, "given_up", None))
 
 
-def search_jobs(starter: Callable, jobs: int, kind: str, examples: int, seed: int, *, batch: int = 100,
-                rule_options: dict | None = None, max_groups: int = 1,
-                progress: Callable[[int], None] | None = None, shard: Shard = WHOLE,
-                given_up: list | None = None) -> tuple[Campaign, list[tuple]]:
-    """``search`` over ``jobs`` worker processes (``conformance.harness.jobs``), each with its
-    own engine from ``starter`` (``runner.EngineStarter``): the batches of ``shard`` are dealt
-    to the workers as shards deal them, and folded back in batch order, so the counts and the
-    groups are those of ``search`` (the search seconds aside). A batch whose worker died is
-    one ``errored`` mismatch per example. ``given_up`` (a list) gets the reason of each worker
-    engine that was given up."""
-    from functools import partial
-
-    from conformance.harness.jobs import Jobs
-
-    camp = Campaign("", kind, seed)
-    groups: dict[tuple, list] = {}
-    numbers = [b for b in range(_batch_count(examples, batch)) if shard.owns(b)]
-
-    def deliver(k: int, record: BatchRecord) -> bool:
-        fold(camp, groups, record, max_groups)
-        if progress:
-            progress(camp.positions)
-        return len(groups) >= max_groups
-
-    def lost(k: int, message: str) -> BatchRecord:
-        number = numbers[k]
-        n = min(batch, examples - number * batch)
-        mismatch = Mismatch("errored", f"engine errored: {message}")
-        ex = decode_example(kind, bytes(example_size(kind)), rule_options)
-        return BatchRecord(number, n, 0, [[("errored", "lost"), (bytes(example_size(kind)), ex,
-                                                                 {"errored": message}, mismatch, number * batch), n]])
-
-    run = Jobs(partial(_search_share, starter, kind, examples, seed, batch, rule_options, max_groups), jobs,
-               deliver, lost)
-    t0 = time.perf_counter()
-    try:
-        run.run(numbers)
-    finally:
-        camp.search_seconds = time.perf_counter() - t0
-        if given_up is not None:
-            given_up.extend(s["given_up"] for s in run.stats if s.get("given_up"))
-    return camp, [(first, count) for first, count in groups.values()]
+def _lost_batch(numbers: list[int], kind: str, examples: int, batch: int, rule_options: dict | None, k: int,
+                message: str) -> BatchRecord:
+    """The record of batch ``numbers[k]``, whose worker died: every input errored (the
+    simplest input stands for them)."""
+    number, size = numbers[k], example_size(kind)
+    n = min(batch, examples - number * batch)
+    first = (bytes(size), decode_example(kind, bytes(size), rule_options), {"errored": message},
+             Mismatch("errored", f"engine errored: {message}"), number * batch)
+    return BatchRecord(number, n, 0, [[("errored", "worker"), first, n]])
 
 
 def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
@@ -495,17 +481,14 @@ def run_campaign(engine, engine_name: str, kind: str, examples: int, seed: int, 
                  jobs: int = 1, starter: Callable | None = None, given_up: list | None = None) -> Campaign:
     """Search (only ``shard``'s batches), then shrink each group of mismatches (at most
     ``max_mismatches``) with ``engine``. ``jobs`` > 1: the search runs on that many worker
-    processes, each with an engine from ``starter`` (``search_jobs``; ``given_up`` gets the
+    processes, each with an engine from ``starter`` (``search``; ``given_up`` gets the
     reasons of their engines that were given up); the shrink stays with ``engine``."""
     info = info if info is not None else engine.describe()
     options = info.get("rule_options") or {}
     oracle = Oracle()
-    if jobs > 1 and starter is not None:
-        camp, groups = search_jobs(starter, jobs, kind, examples, seed, batch=batch, rule_options=options,
-                                   max_groups=max_mismatches, progress=progress, shard=shard, given_up=given_up)
-    else:
-        camp, groups = search(engine, oracle, kind, examples, seed, batch=batch, rule_options=options,
-                              max_groups=max_mismatches, progress=progress, shard=shard)
+    camp, groups = search(engine, oracle, kind, examples, seed, batch=batch, rule_options=options,
+                          max_groups=max_mismatches, progress=progress, shard=shard, jobs=jobs, starter=starter,
+                          given_up=given_up)
     camp.engine = engine_name
     seen: dict[tuple, Finding] = {}
     for (chunk, ex, reply, verdict, index), count in groups:
