@@ -277,3 +277,14 @@ def test_table_rows_are_the_same_with_two_jobs():
     info2, parallel, _ = engine_run("reference", suite, jobs=2)
     strip = lambda lines: [{k: v for k, v in x.items() if k not in TIMINGS} for x in lines]  # noqa: E731
     assert info == info2 and strip(serial) == strip(parallel)
+
+
+def test_a_worker_whose_engine_cannot_start_errors_its_cases_and_the_run_goes_on():
+    from conformance.harness.runner import EngineStarter
+
+    cases = select_cases(load_suite().cases, spec=["bearoff"])[:10]
+    results = run_cases_jobs(EngineStarter("cmd:/nonexistent/bg-engine"), ReferenceEngine().describe(), cases, 2)
+    assert [r.case.name for r in results] == [c.name for c in cases]
+    assert all(r.status == "errored" and "could not start" in r.outcome.message for r in results)
+    # three starts in a row fail: each costs one case, then the worker's other cases are not asked
+    assert sum("3 times in a row" in r.outcome.message for r in results) == 4

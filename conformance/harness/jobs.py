@@ -95,7 +95,7 @@ def _worker(task: Callable, share: list[tuple[int, Any]], conn) -> None:
             task(share, lambda index, answer: conn.send(("item", index, answer)), stats)
             conn.send(("end", stats))
         except KeyboardInterrupt:
-            conn.send(("end", stats))
+            conn.send(("end", stats, "interrupted"))
         except Exception as exc:  # the task itself failed (e.g. its engine cannot start)
             conn.send(("failed", f"{type(exc).__name__}: {exc}", stats,
                        traceback.format_exc(limit=5)))
@@ -117,6 +117,7 @@ class _Worker:
     fruitless: int = 0
     answered: bool = False
     ended: bool = False
+    failure: str | None = None
 
 
 @dataclass
@@ -165,7 +166,7 @@ class Jobs:
         share = [(i, self._items[i]) for i in w.pending]
         w.process = self._ctx.Process(target=_worker, args=(self.task, share, writer),
                                       name=f"bgconf-job-{w.number + 1}")
-        w.answered, w.ended = False, False
+        w.answered, w.ended, w.failure = False, False, None
         previous = None
         try:  # the child inherits SIGINT ignored until its handler is in place (see _worker)
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -208,14 +209,15 @@ class Jobs:
             return self._flush()
         if kind == "end":
             self.stats.append(message[1])
-            w.ended = True
+            if len(message) > 2:  # interrupted alone (the parent was not): like a death
+                w.failure = "it was interrupted"
+            else:
+                w.ended = True
             return False
-        if kind == "failed":  # the task raised: like a death, on the item it was at
+        if kind == "failed":  # the task raised: like a death (its end follows), on the item it was at
             self.stats.append(message[2])
             self.failures.append(message[1])
-            self._blame(w, f"worker {w.number + 1} failed: {message[1]}")
-            w.ended = True
-            return False
+            w.failure = message[1]
         return False
 
     def _ended(self, w: _Worker) -> None:
@@ -226,8 +228,8 @@ class Jobs:
         code = w.process.exitcode
         if w.ended or not w.pending:
             return
-        self._blame(w, f"worker {w.number + 1} (pid {w.process.pid}) ended with exit code {code}"
-                       " while answering it; its other items went to a fresh worker")
+        why = f"stopped ({w.failure})" if w.failure else f"(pid {w.process.pid}) ended with exit code {code}"
+        self._blame(w, f"worker {w.number + 1} {why} while answering it; its other items went to a fresh worker")
         if w.pending:
             self._start(w)
 
