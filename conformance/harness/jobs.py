@@ -145,7 +145,6 @@ class Jobs:
         self._items = items
         self._buffer: dict[int, Any] = {}
         self._next = 0
-        self._missing: set[int] = set()
         self._ctx = multiprocessing.get_context("spawn")
         workers = [_Worker(j, deque(share)) for j, share in enumerate(deal(len(items), max(1, self.jobs))) if share]
         self._workers = workers
@@ -300,11 +299,3 @@ class Jobs:
                 w.process.kill()
                 w.process.join(timeout=5)
 
-
-def run_jobs(task: Callable, items: Sequence[Any], jobs: int, deliver: Callable[[int, Any], bool | None],
-             lost: Callable[[int, str], Any]) -> Jobs:
-    """Run ``task`` over ``items`` on ``jobs`` workers (``Jobs``); returns the finished
-    ``Jobs`` (its ``stopped``: whether ``deliver`` stopped it; ``stats``: the workers')."""
-    j = Jobs(task, jobs, deliver, lost)
-    j.run(items)
-    return j
