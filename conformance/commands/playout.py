@@ -16,8 +16,7 @@ from collections import Counter
 
 from conformance.harness.openspiel import ConversionError
 from conformance.harness.playout import (ENGINES, LABELS, SITUATIONS, Mismatch, OpenSpielUnavailable, Totals,
-                                         cases_block, cases_yaml, fresh_ids, load_openspiel, make_case,
-                                         play_game, play_game_pgx, play_games)
+                                         cases_block, cases_yaml, fresh_ids, load_game, make_case, play_games)
 from conformance.harness.shard import WHOLE
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_NO_ENGINE = 0, 1, 2, 4
@@ -62,24 +61,15 @@ def run(args) -> int:
         check_outputs({"--report": args.report, "--write-cases": args.write_cases})
     except CommandExit as stop:
         return stop.code
-    if args.engine == "pgx":
-        from conformance.engines.adapters import EngineUnavailable
-        from conformance.engines.adapters.pgx import load_engine
-        from conformance.engines.interface import installed_version
+    from conformance.engines.adapters import EngineUnavailable
 
-        try:
-            engine_game, version = load_engine(), installed_version("pgx") or "unknown"
-        except EngineUnavailable:
-            print(f"bgconf: {PGX_HINT}", file=sys.stderr)
-            return EXIT_NO_ENGINE
-        play, about = play_game_pgx, "(backgammon environment, its own dice and scoring)"
-    else:
-        try:
-            engine_game, version = load_openspiel()
-        except OpenSpielUnavailable:
-            print(f"bgconf: {INSTALL_HINT}", file=sys.stderr)
-            return EXIT_NO_ENGINE
-        play, about = play_game, "(backgammon, scoring_type=full_scoring)"
+    try:
+        engine_game, play, version = load_game(args.engine)
+    except (EngineUnavailable, OpenSpielUnavailable):
+        print(f"bgconf: {PGX_HINT if args.engine == 'pgx' else INSTALL_HINT}", file=sys.stderr)
+        return EXIT_NO_ENGINE
+    about = ("(backgammon environment, its own dice and scoring)" if args.engine == "pgx"
+             else "(backgammon, scoring_type=full_scoring)")
     label = LABELS[args.engine]
     numbers = [args.game] if args.game else [g for g in range(1, args.games + 1) if args.shard.owns(g - 1)]
     totals = Totals()
