@@ -9,6 +9,10 @@
   corpus of at least ``--files`` record files: the bundled ``.mat`` records (tests/data/matches,
   cases/replays) copied again and again under shuffled names into a temporary folder.
 
+First a control: a pure-Python loop alone, then twice the work in two processes at once; the
+ratio is the most any ``--jobs 2`` can gain on this machine as it is loaded now (2.0 on two free
+cores, about 1.0 when other work takes the second core).
+
 Each command is its own process, timed from outside, once (the machine is loaded while it runs);
 the target is ``--jobs 2`` at least 1.7 times as fast as ``--jobs 1`` on the slow engines and on
 replay, on a machine with two free cores.
@@ -116,6 +120,28 @@ def replay_rates(files: int, work: Path) -> dict:
     return out
 
 
+def _burn(n: int) -> int:
+    x = 0
+    for i in range(n):
+        x += i * i
+    return x
+
+
+def control(n: int = 10_000_000) -> float:
+    """The speed-up two processes get here now on twice the work of one (see the docstring)."""
+    import multiprocessing
+
+    t0 = time.perf_counter()
+    _burn(n)
+    one = time.perf_counter() - t0
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(_burn, [1, 1])  # the workers started
+        t0 = time.perf_counter()
+        pool.map(_burn, [n, n], chunksize=1)
+        two = time.perf_counter() - t0
+    return 2 * one / two
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", action="append", help="only these engines (default: every installed one)")
@@ -124,8 +150,8 @@ def main() -> None:
     parser.add_argument("--skip-suite", action="store_true")
     parser.add_argument("--skip-replay", action="store_true")
     args = parser.parse_args()
-    print(f"cores here: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}",
-          flush=True)
+    print(f"cores here: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()};"
+          f" control: two processes do {control():.2f}x the work of one in the same time", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if not args.skip_suite:
