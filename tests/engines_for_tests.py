@@ -126,3 +126,23 @@ class DiceOrder(ReferenceEngine):
 
 def dice_order():
     return DiceOrder()
+
+
+class DiesOn(ReferenceEngine):
+    """The reference, in the process that asks it, ending that whole process (``os._exit``)
+    when asked the case ``case_id``: a crash of an in-process engine."""
+
+    def __init__(self, case_id: str):
+        super().__init__()
+        self.case_id = case_id
+
+    def run_batch(self, requests):
+        import os
+
+        if any(r.get("case") == self.case_id for r in requests):
+            os._exit(3)
+        return super().run_batch(requests)
+
+
+def dies_on(case_id: str):
+    return DiesOn(case_id)

@@ -79,3 +79,22 @@ def test_a_sound_engine_leaves_the_session_green(pytester):
     result = run(pytester, "--bg-engine", "reference", "-m", "bear_off", "-q")
     assert result.ret == 0
     assert "crashed" not in result.stdout.str()
+
+
+def test_pytest_xdist_shares_the_items_and_gives_the_verdicts_of_one_process(pytester):
+    """``pytest --bg-engine E -n 2``: two xdist workers, each with its own engine, pass and fail
+    the same items as one process does."""
+    import pytest
+
+    pytest.importorskip("xdist")
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        os.environ.pop(name, None)  # the inner pytest is no worker, even when this one is
+    pytester.makefile(".bgcase.yaml", mine=CASE)
+    args = ("--bg-engine", "python:engines_for_tests:no_larger_die", "-m", "bear_off or larger_die", "-rA")
+    one = run(pytester, *args)
+    two = run(pytester, *args, "-n", "2")
+    outcome = lambda result: sorted(line.split(" ", 1)[0] + " " + line.split(" ")[1]  # noqa: E731
+                                    for line in result.outlines if line.startswith(("PASSED ", "FAILED ")))
+    assert outcome(one) and outcome(one) == outcome(two)
+    assert any(line.startswith("FAILED ") for line in outcome(two))
+    assert "2 workers" in two.stdout.str() or "created: 2/2 workers" in two.stdout.str()

@@ -167,8 +167,8 @@ def _rerun(path: str, lines: list[dict], engine, name: str, args) -> int:
     """Ask ``engine`` the cases the report's header selected and print every verdict that
     differs from the report's. Exit 0 when none differs, 1 otherwise; 130/143 interrupted."""
     from conformance.cases import load_suite
-    from conformance.commands.common import EXIT_SIGNAL, interruptible, signal_name
-    from conformance.harness.runner import run_cases
+    from conformance.commands.common import EXIT_SIGNAL, interruptible, jobs_wanted, signal_name
+    from conformance.harness.runner import EngineStarter, run_cases, run_cases_jobs
     from conformance.reports import render
     from conformance.reports.certificate import NotACertificate, asked_for, difference, key
 
@@ -190,7 +190,13 @@ def _rerun(path: str, lines: list[dict], engine, name: str, args) -> int:
     print(f"rerun: asking {name} the report's {len(asked)} cases", flush=True)
     try:
         with interruptible():
-            run_cases(engine, asked, progress=answered, strict_sets="--strict-sets" in head.get("argv", []))
+            strict = "--strict-sets" in head.get("argv", [])
+            jobs = jobs_wanted(args)
+            if jobs > 1:  # each worker starts its own engine
+                run_cases_jobs(EngineStarter(name, args.timeout, args.max_restarts), engine.describe(), asked, jobs,
+                               progress=answered, strict_sets=strict)
+            else:
+                run_cases(engine, asked, progress=answered, strict_sets=strict)
     except KeyboardInterrupt as exc:
         signal = signal_name(exc)
         err(f"interrupted by {signal}: the rerun stopped before every case was asked")

@@ -143,6 +143,24 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                              " (default 3, or BGCONF_MAX_RESTARTS)")
 
 
+def add_jobs_option(parser: argparse.ArgumentParser, what: str, example: str) -> None:
+    """``--jobs N`` (``conformance.harness.jobs``): ``what`` the workers share out (\"the cases\"),
+    ``example`` a command line that uses it."""
+    parser.add_argument("--jobs", type=count, default=1, metavar="N",
+                        help=f"answer with N worker processes, each with its own engine: {what} dealt as --shard deals"
+                             " them (item i to worker i %% N), the results merged back in the serial order, so the"
+                             " output is that of --jobs 1 but for timings; 0 = one per core (default 1). A worker"
+                             " that dies costs only the item it was answering; Ctrl-C stops every worker and keeps"
+                             f" what was answered. E.g. {example}")
+
+
+def jobs_wanted(args) -> int:
+    """The number of workers ``args.jobs`` asks for (0: one per core; absent: 1)."""
+    from conformance.harness.jobs import job_count
+
+    return job_count(getattr(args, "jobs", 1))
+
+
 # -- output paths ---------------------------------------------------------------------------
 def output_problem(path: str | Path, directory: bool = False) -> str | None:
     """Why ``path`` cannot be written, or None. Missing folders are allowed when the

@@ -11,10 +11,10 @@ import sys
 import time
 
 from conformance.cases import resources
-from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_options, case_inputs, check_anchors,
-                                         check_outputs, commit_outputs, err, interruptible, open_engine, shard,
-                                         signal_name, suite_for)
-from conformance.harness.runner import run_cases
+from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_options, add_jobs_option, case_inputs,
+                                         check_anchors, check_outputs, commit_outputs, err, interruptible, jobs_wanted,
+                                         open_engine, shard, signal_name, suite_for)
+from conformance.harness.runner import EngineStarter, EngineTally, run_cases, run_cases_jobs
 from conformance.harness.selection import asked, choose
 from conformance.reports.report import case_line, footer, header
 
@@ -119,20 +119,29 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
 
     t0 = time.perf_counter()
     interrupted = None
+    jobs = jobs_wanted(args)
+    tally = EngineTally()
+    strict = getattr(args, "strict_sets", False)
     try:
         with interruptible():
             writer.write(header(info, suite.content_hash, sys.argv[1:], picked))
             try:
-                run_cases(engine, chosen, progress=answered, strict_sets=getattr(args, "strict_sets", False))
+                if jobs > 1:  # each worker starts its own engine; this one has described it
+                    engine.close()
+                    run_cases_jobs(EngineStarter(args.engine, args.timeout, args.max_restarts), info, chosen, jobs,
+                                   progress=answered, strict_sets=strict, tally=tally)
+                else:
+                    run_cases(engine, chosen, progress=answered, strict_sets=strict)
             finally:
                 engine.close()
     except KeyboardInterrupt as exc:  # keep what was answered; the footer says why it stopped
         interrupted = signal_name(exc)
         engine.close()
     wall = time.perf_counter() - t0
-    warnings = list(getattr(engine, "warnings", []))
+    tally.add(engine)
+    warnings = tally.warnings
     writer.write(footer(results, wall, selected=len(chosen), interrupted=interrupted or False,
-                        restarts=getattr(engine, "restarts", 0), given_up=getattr(engine, "given_up", None),
+                        restarts=tally.restarts, given_up=tally.given_up,
                         warnings=warnings, engine_name=args.engine))
     writer.close()
     for w in warnings:
@@ -229,6 +238,9 @@ def run_options(p: argparse.ArgumentParser) -> None:
                    help="run only shard K of N of the selected cases (every N-th case from the K-th, in selection"
                         " order); bgconf merge joins the N reports into one (certify refuses it: certify the merged"
                         " report with certify --verify)")
+    add_jobs_option(p, "the cases",
+                    "bgconf certify --engine gnubg --profile movement --jobs 2" if p.prog.endswith("certify")
+                    else "bgconf run --engine bsd-backgammon --jobs 0")
     p.add_argument("--suite-version", metavar="V",
                    help="refuse to run unless the case files are exactly those of release V (releases/V.json,"
                         " written by bgconf release; or the path of a manifest FILE.json): exit 3 when they differ")

@@ -16,8 +16,7 @@ from collections import Counter
 
 from conformance.harness.openspiel import ConversionError
 from conformance.harness.playout import (ENGINES, LABELS, SITUATIONS, Mismatch, OpenSpielUnavailable, Totals,
-                                         cases_block, cases_yaml, fresh_ids, load_openspiel, make_case,
-                                         play_game, play_game_pgx)
+                                         cases_block, cases_yaml, fresh_ids, load_game, make_case, play_games)
 from conformance.harness.shard import WHOLE
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_NO_ENGINE = 0, 1, 2, 4
@@ -62,24 +61,15 @@ def run(args) -> int:
         check_outputs({"--report": args.report, "--write-cases": args.write_cases})
     except CommandExit as stop:
         return stop.code
-    if args.engine == "pgx":
-        from conformance.engines.adapters import EngineUnavailable
-        from conformance.engines.adapters.pgx import load_engine
-        from conformance.engines.interface import installed_version
+    from conformance.engines.adapters import EngineUnavailable
 
-        try:
-            engine_game, version = load_engine(), installed_version("pgx") or "unknown"
-        except EngineUnavailable:
-            print(f"bgconf: {PGX_HINT}", file=sys.stderr)
-            return EXIT_NO_ENGINE
-        play, about = play_game_pgx, "(backgammon environment, its own dice and scoring)"
-    else:
-        try:
-            engine_game, version = load_openspiel()
-        except OpenSpielUnavailable:
-            print(f"bgconf: {INSTALL_HINT}", file=sys.stderr)
-            return EXIT_NO_ENGINE
-        play, about = play_game, "(backgammon, scoring_type=full_scoring)"
+    try:
+        engine_game, play, version = load_game(args.engine)
+    except (EngineUnavailable, OpenSpielUnavailable):
+        print(f"bgconf: {PGX_HINT if args.engine == 'pgx' else INSTALL_HINT}", file=sys.stderr)
+        return EXIT_NO_ENGINE
+    about = ("(backgammon environment, its own dice and scoring)" if args.engine == "pgx"
+             else "(backgammon, scoring_type=full_scoring)")
     label = LABELS[args.engine]
     numbers = [args.game] if args.game else [g for g in range(1, args.games + 1) if args.shard.owns(g - 1)]
     totals = Totals()
@@ -87,15 +77,22 @@ def run(args) -> int:
     incomplete = False
     error = None
     interrupted = None
+    def shown(record) -> None:
+        if args.verbose:
+            ref = record.reference or {}
+            print(f"game {record.game}: {record.plies} plies, {record.positions} positions, {record.status}"
+                  + (f", {ref.get('winner')} wins a {ref.get('result')} ({ref.get('points')})"
+                     if ref else ""))
+
+    from conformance.commands.common import jobs_wanted
+
+    jobs = min(jobs_wanted(args), len(numbers))
     try:
         with interruptible():
-            for n in numbers:
-                record = play(engine_game, args.seed, n, totals)
-                if args.verbose:
-                    ref = record.reference or {}
-                    print(f"game {n}: {record.plies} plies, {record.positions} positions, {record.status}"
-                          + (f", {ref.get('winner')} wins a {ref.get('result')} ({ref.get('points')})"
-                             if ref else ""))
+            if jobs > 1:  # each worker loads the engine's game itself
+                error = play_games(args.engine, args.seed, numbers, jobs, totals, shown)
+            for n in numbers if jobs <= 1 else ():
+                shown(play(engine_game, args.seed, n, totals))
     except KeyboardInterrupt as exc:
         from conformance.commands.common import signal_name
 
@@ -206,6 +203,7 @@ examples:
   bgconf playout --engine openspiel --games 50 --seed 7 --report os.jsonl --write-cases os.bgcase.yaml
   bgconf playout --engine openspiel --seed 1 --game 17      (replay game 17 of seed 1)
   bgconf playout --engine pgx --games 100 --seed 1
+  bgconf playout --engine openspiel --games 400 --seed 1 --jobs 0   (one worker per core)
 
 exit codes:
   0  every position compared agreed, and every game's result
@@ -238,4 +236,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--max-mismatches", type=count, default=20, metavar="N",
                    help="print at most N mismatches in full (default 20)")
     p.add_argument("-v", "--verbose", action="store_true", help="print one line per game")
+    from conformance.commands.common import add_jobs_option
+
+    add_jobs_option(p, "the games", "bgconf playout --engine pgx --games 30 --jobs 2")
     p.set_defaults(func=run)

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.harness.record_judge import (
-    FileResult, Finding, counted, event_text, file_summary, record_files, replay_files, segments_text,
+    FileResult, Finding, counted, event_text, file_summary, record_files, replay_file, replay_files, segments_text,
 )
 from conformance.harness.questions import Question
 from conformance.model import effective_rules, parse_play
@@ -151,6 +151,7 @@ examples:
   bgconf replay --report replay.jsonl matches/
   bgconf replay --html replay.html matches/
   bgconf replay --engine gnubg --write-cases found.bgcase.yaml tests/data/matches/
+  bgconf replay --jobs 2 --report replay.jsonl matches/   (two worker processes)
 """
 
 
@@ -181,6 +182,10 @@ def add_parser(subparsers) -> None:
                    help="replay only shard K of N of the record files (every N-th file from the K-th, in the"
                         " sorted order of the files named): the N shards replay exactly the files of the whole run;"
                         " a shard with no file is refused")
+    from conformance.commands.common import add_jobs_option
+
+    add_jobs_option(p, "the record files (in the order named)", "bgconf replay --jobs 0 --report replay.jsonl"
+                    " matches/ (with --engine, each worker asks its own engine)")
     add_engine_options(p)
     p.set_defaults(func=cmd_replay)
 
@@ -231,6 +236,9 @@ def _replay(args, outputs) -> int:
             engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
         except CommandExit as stop:
             return stop.code
+    from conformance.commands.common import jobs_wanted
+
+    jobs = min(jobs_wanted(args), len(files))
     try:
         report = ReportWriter(outputs.stream("--report", args.report) if args.report else None)
     except OutputError as exc:
@@ -245,14 +253,14 @@ def _replay(args, outputs) -> int:
     t0 = time.perf_counter()
     interrupted = None
 
-    def each(r: FileResult) -> None:
+    def each(r: FileResult, answers=None) -> None:
         for e in r.events:
             report.write(e.to_json())
             if not args.quiet or e.level == "error":
                 print(event_text(e) if e.level != "note" else f"note {e.where()}: {e.message}",
                       file=sys.stderr if e.level == "error" else sys.stdout, flush=True)
         if engine is not None:
-            mismatches.extend(_ask(engine, args.engine, r, report, wanted))
+            mismatches.extend(_ask(args.engine, r, report, wanted, answers or _answers(engine, r)))
         elif args.write_cases:
             wanted.extend(_illegal_cases(r))
         report.write(r.to_json())
@@ -264,7 +272,10 @@ def _replay(args, outputs) -> int:
         print(f"error: {e.where()}: {e.message}", file=sys.stderr)
     try:
         with interruptible():
-            replay_files(files, question=Question if engine is not None else None, each=each)
+            if jobs > 1:
+                _replay_jobs(args, engine, files, jobs, each)
+            else:
+                replay_files(files, question=Question if engine is not None else None, each=each)
     except KeyboardInterrupt as exc:
         interrupted = signal_name(exc)
         err(f"interrupted by {interrupted}; the files judged so far are kept")
@@ -345,17 +356,62 @@ def _steps_of(e: Finding) -> list[tuple[int, int]]:
     return [(a, b) for points, _m in chains for a, b in zip(points, points[1:])]
 
 
-def _ask(engine, engine_name: str, r: FileResult, report, wanted: list[str]) -> list[str]:
-    """Put a file's questions to the engine (``runner.run_cases``, compared by ``compare``);
-    print each mismatch as a ready case; return the mismatching case texts."""
-    from conformance.reports.report import case_line
+def _replay_jobs(args, engine, files: list[Path], jobs: int, each) -> None:
+    """The files judged (and with ``engine``, asked) by ``jobs`` worker processes, dealt as
+    shards deal them; ``each(result, answers)`` gets them in the order named. ``engine`` (the
+    parent's) is closed first: each worker starts its own. A file whose worker died is one
+    with an error event."""
+    from functools import partial
+
+    from conformance.harness.jobs import Jobs
+    from conformance.harness.runner import EngineStarter
+
+    starter = None
+    if engine is not None:
+        engine.close()
+        starter = EngineStarter(args.engine, args.timeout, args.max_restarts)
+
+    def lost(k: int, message: str):
+        shown = str(files[k])
+        result = FileResult(shown)
+        result.events.append(Finding("error", shown, 0, message))
+        return result, ([], [], []) if starter else None
+
+    Jobs(partial(_judge_share, starter), jobs, lambda _k, answer: each(*answer), lost).run(files)
+
+
+def _judge_share(starter, share: list[tuple[int, Path]], emit, stats: dict) -> None:
+    """A worker's part of ``_replay_jobs``: each file judged and, with ``starter`` (an
+    ``EngineStarter``), its questions put to the worker's own engine (``_answers``)."""
+    engine = starter() if starter else None
+    try:
+        for k, path in share:
+            result = replay_file(path, Question if engine is not None else None)
+            emit(k, (result, _answers(engine, result) if engine is not None else None))
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def _answers(engine, r: FileResult):
+    """A file's questions as cases put to the engine (``runner.run_cases``, compared by
+    ``compare``): ([(question, case text, case)], the load errors, the results)."""
     from conformance.harness.runner import run_cases
 
     pairs = question_cases(r.questions, r.file)
     loaded, errors = load_question_cases(pairs)
+    results = run_cases(engine, [c for _q, _t, c in loaded], batch_size=200)
+    return loaded, errors, results
+
+
+def _ask(engine_name: str, r: FileResult, report, wanted: list[str], answers) -> list[str]:
+    """Print each mismatch of a file's ``answers`` (``_answers``) as a ready case; return the
+    mismatching case texts."""
+    from conformance.reports.report import case_line
+
+    loaded, errors, results = answers
     for e in errors:
         print(f"warning: a question case does not load: {e}", file=sys.stderr)
-    results = run_cases(engine, [c for _q, _t, c in loaded], batch_size=200)
     bad = []
     for (q, text, case), res in zip(loaded, results):
         if res.status in ("fail", "errored", "timeout"):

@@ -35,7 +35,8 @@ def add_parser(sub) -> None:
                                      f"{BUGS_START} and {BUGS_END}.",
                          epilog="examples:\n  bgconf table --write README.md\n"
                                 "  bgconf table --bugs --write README.md\n"
-                                "  bgconf table --engine reference --engine gnubg\n\n"
+                                "  bgconf table --engine reference --engine gnubg\n"
+                                "  bgconf table --engine gnubg --engine bsd-backgammon --jobs 2\n\n"
                                 + exit_codes({0: "the table is printed (and written)", 2: "bad command line, a --write FILE that cannot be read, has no markers or cannot be written, or an expectations file that cannot be read (checked before any engine runs)"}),
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     tab.add_argument("--engine", action="append", metavar="E", help="an engine to include (repeatable)")
@@ -47,6 +48,9 @@ def add_parser(sub) -> None:
                      help="where the engines' expectations files NAME.yaml are, for the bug table's text and"
                           " kind (default: expectations, the checkout's); an engine without one has its rows"
                           " from the failures' messages")
+    from conformance.commands.common import add_jobs_option
+
+    add_jobs_option(tab, "each engine's cases", "bgconf table --engine gnubg --engine bsd-backgammon --jobs 2")
     tab.set_defaults(func=cmd_table)
 
 
@@ -86,7 +90,9 @@ def cmd_table(args) -> int:
                 f" {counts['fail']} fail, {counts['errored']} errored, {counts['unsupported']} unsupported")
 
     try:  # the expectations files are read before any engine runs
-        table = tables(engines, progress, Path(args.expectations_dir))[1 if args.bugs else 0]
+        from conformance.commands.common import jobs_wanted
+
+        table = tables(engines, progress, Path(args.expectations_dir), jobs_wanted(args))[1 if args.bugs else 0]
     except ExpectationsError as exc:  # an interruption ends in main(): nothing is written
         err(str(exc))
         return EXIT_USAGE

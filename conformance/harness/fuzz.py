@@ -274,59 +274,166 @@ def _quiet(**kw) -> settings:
                     verbosity=Verbosity.quiet, report_multiple_bugs=False, **kw)
 
 
-def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch: int = 100,
-           rule_options: dict | None = None, max_groups: int = 1,
-           progress: Callable[[int], None] | None = None, shard: Shard = WHOLE) -> tuple[Campaign, list[tuple]]:
-    """Phase 1: ``examples`` inputs of ``kind`` in batches; returns the campaign counts
-    and, per group of similar mismatches (category and situation; at most
-    ``max_groups``; the search stops when that many are found), the first mismatching
-    (bytes, example, reply, mismatch, index) and the group's size. With ``shard`` K/N only
-    the batches of that shard are asked (batch b when b % N == K - 1): the seeds are
-    drawn as in the whole campaign, so the N shards ask exactly its inputs, and an
-    index is the input's place in the whole campaign."""
-    camp = Campaign("", kind, seed)
-    size = example_size(kind)
-    groups: dict[tuple, list] = {}
-    drawn = [0]
+@dataclass
+class BatchRecord:
+    """What one search batch found: its ``number`` in the campaign, ``positions`` asked,
+    ``unsupported`` answers, and per group key of mismatch (category and situation), in the
+    order of their first example: [key, (bytes, example, reply, mismatch, index) of that first
+    example, how many of the batch's examples fell in the group]."""
 
-    @_quiet(max_examples=max(1, math.ceil(examples / batch)), database=None, phases=[Phase.generate])
+    number: int
+    positions: int = 0
+    unsupported: int = 0
+    groups: list = field(default_factory=list)
+
+
+def ask_batch(engine, oracle: Oracle, kind: str, seed: int, number: int, batch_seed: int, n: int,
+              batch: int, rule_options: dict | None) -> BatchRecord:
+    """Batch ``number`` (``n`` examples drawn from ``batch_seed``) put to the engine in one
+    ``run_batch`` call and judged against the reference."""
+    size = example_size(kind)
+    # the run's seed goes in too: Hypothesis starts every run with the simplest draw (0)
+    blob = random.Random((seed << 64) | batch_seed).randbytes(n * size)
+    chunks = [blob[i * size:(i + 1) * size] for i in range(n)]
+    exs = [decode_example(kind, c, rule_options) for c in chunks]
+    try:
+        replies = engine.run_batch([e.request() for e in exs])
+    except Exception as exc:  # the adapter itself failed: every request of the batch errored
+        replies = [{"errored": f"engine failed: {type(exc).__name__}: {exc}"}] * n
+    if len(replies) != n:
+        replies = [{"errored": f"engine answered {len(replies)} of {n} requests"}] * n
+    record = BatchRecord(number, n)
+    where: dict[tuple, list] = {}
+    for i, (chunk, ex, reply) in enumerate(zip(chunks, exs, replies)):
+        verdict = oracle.judge(ex, reply)
+        if verdict == "unsupported":
+            record.unsupported += 1
+        elif verdict is not None:
+            key = (verdict.category, _feature(ex))
+            if key in where:
+                where[key][2] += 1
+            else:
+                where[key] = [key, (chunk, ex, reply, verdict, number * batch + i), 1]
+                record.groups.append(where[key])
+    return record
+
+
+def fold(camp: Campaign, groups: dict, record: BatchRecord, max_groups: int) -> None:
+    """Count one batch into the campaign: positions, unsupported, mismatched; each group of
+    mismatch joins ``groups`` (key -> [first, size]) while fewer than ``max_groups`` are known,
+    a known one grows. The search stops once ``max_groups`` groups are known."""
+    camp.positions += record.positions
+    camp.unsupported += record.unsupported
+    for key, first, count in record.groups:
+        camp.mismatched += count
+        if key in groups:
+            groups[key][1] += count
+        elif len(groups) < max_groups:
+            groups[key] = [first, count]
+
+
+def _batch_count(examples: int, batch: int) -> int:
+    return max(1, math.ceil(examples / batch))
+
+
+def _batches(kind: str, examples: int, seed: int, batch: int, asks: Callable[[int], bool],
+             each: Callable[[int, int, int], bool]) -> None:
+    """Draw the campaign's batch seeds with Hypothesis (a function of ``seed``) and call
+    ``each(number, batch_seed, n)`` for every batch ``asks(number)`` wants, until it
+    returns True (stop)."""
+    drawn = [0]
+    done = [False]
+
+    @_quiet(max_examples=_batch_count(examples, batch), database=None, phases=[Phase.generate])
     @hypothesis_seed(seed)
     @given(st.integers(0, 2 ** 64 - 1))
     def batches(batch_seed: int) -> None:
         number = drawn[0]
         drawn[0] += 1
         n = min(batch, examples - number * batch)
-        if n <= 0 or len(groups) >= max_groups or not shard.owns(number):
+        if n <= 0 or done[0] or not asks(number):
             return
-        # the run's seed goes in too: Hypothesis starts every run with the simplest draw (0)
-        blob = random.Random((seed << 64) | batch_seed).randbytes(n * size)
-        chunks = [blob[i * size:(i + 1) * size] for i in range(n)]
-        exs = [decode_example(kind, c, rule_options) for c in chunks]
-        try:
-            replies = engine.run_batch([e.request() for e in exs])
-        except Exception as exc:  # the adapter itself failed: every request of the batch errored
-            replies = [{"errored": f"engine failed: {type(exc).__name__}: {exc}"}] * n
-        if len(replies) != n:
-            replies = [{"errored": f"engine answered {len(replies)} of {n} requests"}] * n
-        for i, (chunk, ex, reply) in enumerate(zip(chunks, exs, replies)):
-            verdict = oracle.judge(ex, reply)
-            if verdict == "unsupported":
-                camp.unsupported += 1
-            elif verdict is not None:
-                camp.mismatched += 1
-                key = (verdict.category, _feature(ex))
-                if key in groups:
-                    groups[key][1] += 1
-                elif len(groups) < max_groups:
-                    groups[key] = [(chunk, ex, reply, verdict, number * batch + i), 1]
-        camp.positions += n
+        done[0] = bool(each(number, batch_seed, n))
+
+    batches()
+
+
+def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch: int = 100,
+           rule_options: dict | None = None, max_groups: int = 1, progress: Callable[[int], None] | None = None,
+           shard: Shard = WHOLE, jobs: int = 1, starter: Callable | None = None,
+           given_up: list | None = None) -> tuple[Campaign, list[tuple]]:
+    """Phase 1: ``examples`` inputs of ``kind`` in batches; returns the campaign counts
+    and, per group of similar mismatches (category and situation; at most
+    ``max_groups``; the search stops when that many are found), the first mismatching
+    (bytes, example, reply, mismatch, index) and the group's size. With ``shard`` K/N only
+    the batches of that shard are asked (batch b when b % N == K - 1): the seeds are
+    drawn as in the whole campaign, so the N shards ask exactly its inputs, and an
+    index is the input's place in the whole campaign. ``jobs`` > 1 with ``starter`` (a
+    ``runner.EngineStarter``): the batches are dealt to that many worker processes, each with
+    its own engine (``conformance.harness.jobs``), and folded back in batch order, so the counts
+    and groups are the same (a batch whose worker died: one ``errored`` mismatch per input);
+    ``given_up`` (a list) gets the reasons of the worker engines that were given up."""
+    camp = Campaign("", kind, seed)
+    groups: dict[tuple, list] = {}
+
+    def take(record: BatchRecord) -> bool:
+        fold(camp, groups, record, max_groups)
         if progress:
             progress(camp.positions)
+        return len(groups) >= max_groups
 
     t0 = time.perf_counter()
-    batches()
+    if jobs > 1 and starter is not None:
+        from functools import partial
+
+        from conformance.harness.jobs import Jobs
+
+        numbers = [b for b in range(_batch_count(examples, batch)) if shard.owns(b)]
+        run = Jobs(partial(_search_share, starter, kind, examples, seed, batch, rule_options, max_groups), jobs,
+                   lambda _k, record: take(record), partial(_lost_batch, numbers, kind, examples, batch, rule_options))
+        try:
+            run.run(numbers)
+        finally:
+            if given_up is not None:
+                given_up.extend(s["given_up"] for s in run.stats if s.get("given_up"))
+    else:
+        _batches(kind, examples, seed, batch, shard.owns, lambda number, batch_seed, n: take(
+            ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options)))
     camp.search_seconds = time.perf_counter() - t0
     return camp, [(first, count) for first, count in groups.values()]
+
+
+def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch: int, rule_options: dict | None,
+                  max_groups: int, share: list[tuple[int, int]], emit, stats: dict) -> None:
+    """A worker's part of ``search``: its own engine asks its batches (share: (item, batch
+    number) pairs), each sent back as a BatchRecord; it stops once its own batches found
+    ``max_groups`` groups (the whole campaign has found them by then too)."""
+    engine = starter()
+    items = {number: k for k, number in share}
+    oracle, camp, groups = Oracle(), Campaign("", kind, seed), {}
+
+    def each(number: int, batch_seed: int, n: int) -> bool:
+        record = ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options)
+        emit(items[number], record)
+        fold(camp, groups, record, max_groups)
+        return len(groups) >= max_groups
+
+    try:
+        _batches(kind, examples, seed, batch, items.__contains__, each)
+    finally:
+        engine.close()
+        stats.update(restarts=getattr(engine, "restarts", 0) or 0, given_up=getattr(engine, "given_up", None))
+
+
+def _lost_batch(numbers: list[int], kind: str, examples: int, batch: int, rule_options: dict | None, k: int,
+                message: str) -> BatchRecord:
+    """The record of batch ``numbers[k]``, whose worker died: every input errored (the
+    simplest input stands for them)."""
+    number, size = numbers[k], example_size(kind)
+    n = min(batch, examples - number * batch)
+    first = (bytes(size), decode_example(kind, bytes(size), rule_options), {"errored": message},
+             Mismatch("errored", f"engine errored: {message}"), number * batch)
+    return BatchRecord(number, n, 0, [[("errored", "worker"), first, n]])
 
 
 def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
@@ -370,14 +477,18 @@ def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
 
 def run_campaign(engine, engine_name: str, kind: str, examples: int, seed: int, *, batch: int = 100,
                  max_mismatches: int = 1, info: dict | None = None, do_shrink: bool = True,
-                 progress: Callable[[int], None] | None = None, shard: Shard = WHOLE) -> Campaign:
+                 progress: Callable[[int], None] | None = None, shard: Shard = WHOLE,
+                 jobs: int = 1, starter: Callable | None = None, given_up: list | None = None) -> Campaign:
     """Search (only ``shard``'s batches), then shrink each group of mismatches (at most
-    ``max_mismatches``)."""
+    ``max_mismatches``) with ``engine``. ``jobs`` > 1: the search runs on that many worker
+    processes, each with an engine from ``starter`` (``search``; ``given_up`` gets the
+    reasons of their engines that were given up); the shrink stays with ``engine``."""
     info = info if info is not None else engine.describe()
     options = info.get("rule_options") or {}
     oracle = Oracle()
     camp, groups = search(engine, oracle, kind, examples, seed, batch=batch, rule_options=options,
-                          max_groups=max_mismatches, progress=progress, shard=shard)
+                          max_groups=max_mismatches, progress=progress, shard=shard, jobs=jobs, starter=starter,
+                          given_up=given_up)
     camp.engine = engine_name
     seen: dict[tuple, Finding] = {}
     for (chunk, ex, reply, verdict, index), count in groups:

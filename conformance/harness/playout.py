@@ -199,6 +199,69 @@ def load_openspiel():
     return game, installed_version(OPENSPIEL_DIST) or "unknown"
 
 
+def load_game(engine: str):
+    """(the engine's game, how to play one game of it, its version) for ``engine`` of ``ENGINES``:
+    pgx's environment and ``play_game_pgx``, or OpenSpiel's game and ``play_game``. Raises
+    ``conformance.engines.adapters.EngineUnavailable`` (pgx) or ``OpenSpielUnavailable``."""
+    if engine == "pgx":
+        from conformance.engines.adapters.pgx import load_engine
+        from conformance.engines.interface import installed_version
+
+        return load_engine(), play_game_pgx, installed_version("pgx") or "unknown"
+    game, version = load_openspiel()
+    return game, play_game, version
+
+
+def _play_share(engine: str, seed: int, share: list[tuple[int, int]], emit, stats: dict) -> None:
+    """A worker's part of ``play_games``: it loads the engine's game and plays its games, each
+    sent back as (Totals of that game, conversion error or None, whether it ends the playout); a
+    conversion error ends it."""
+    from conformance.harness.openspiel import ConversionError
+
+    game, play, _version = load_game(engine)
+    for k, number in share:
+        totals = Totals()
+        try:
+            play(game, seed, number, totals)
+        except ConversionError as exc:
+            emit(k, (totals, f"game {number}: {exc}", True))
+            return
+        emit(k, (totals, None, False))
+
+
+def play_games(engine: str, seed: int, numbers: Sequence[int], jobs: int, totals: "Totals",
+               each=None) -> str | None:
+    """Play the games ``numbers`` of ``seed`` on ``jobs`` worker processes (``conformance.harness.
+    jobs``; each loads ``engine``'s game, ``load_game``), dealt as shards deal them; each game's
+    Totals is added to ``totals`` in game order and passed to ``each(record)``. Returns the first
+    conversion error (which ends the playout there, as it does with one process), or the
+    message of a game whose worker died on it (that game is counted ``errored``, the others
+    go on). KeyboardInterrupt propagates after every game in has been added."""
+    from functools import partial
+
+    from conformance.harness.jobs import Jobs
+
+    error: list[str] = []
+
+    def deliver(k: int, answer) -> bool:
+        got, problem, ends = answer
+        totals.absorb(got)
+        for record in got.games:
+            if each:
+                each(record)
+        if problem:
+            error.append(problem)
+        return ends
+
+    def lost(k: int, message: str):
+        got = Totals()
+        got.games.append(GameRecord(numbers[k], status="errored"))
+        return got, f"game {numbers[k]}: {message}", False
+
+    Jobs(partial(_play_share, engine, seed), jobs, deliver, lost).run(list(numbers))
+    return error[0] if error else None
+
+
 def game_rng(seed: int, game: int) -> random.Random:
     """Game ``game``'s own generator: each game replays alone from (seed, game)."""
     return random.Random(f"bgconf-playout:{seed}:{game}")
@@ -209,7 +272,7 @@ class GameRecord:
     game: int
     plies: int = 0
     positions: int = 0
-    status: str = "ok"  # ok, mismatch, truncated
+    status: str = "ok"  # ok, mismatch, truncated; errored: its worker process died (--jobs)
     winner: str | None = None
     engine_points: int | None = None
     reference: dict | None = None
@@ -227,6 +290,15 @@ class Totals:
     @property
     def positions(self) -> int:
         return sum(g.positions for g in self.games)
+
+    def absorb(self, other: "Totals") -> None:
+        """Add ``other``'s games, mismatches, situations and engine and reference seconds
+        (after this one's: the games of a ``--jobs`` playout come back in game order)."""
+        self.games += other.games
+        self.mismatches += other.mismatches
+        self.coverage.update(other.coverage)
+        self.engine_s += other.engine_s
+        self.reference_s += other.reference_s
 
     @property
     def truncated(self) -> int:

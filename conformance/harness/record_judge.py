@@ -416,20 +416,28 @@ def _record_paths(paths: Iterable[str]) -> tuple[list[Path], list[Finding]]:
     return files, problems
 
 
+def replay_file(path: Path, question: Callable | None = None) -> FileResult:
+    """Read and judge one file (a file that cannot be read is a FileResult with an error
+    event); ``question`` as for ``judge_record``."""
+    shown = str(path)
+    try:
+        return judge_record(read_record(path, shown), question)
+    except RecordError as exc:
+        result = FileResult(shown)
+        result.events.append(Finding("error", shown, exc.line, exc.message))
+        return result
+
+
 def replay_files(files: list[Path], *, question: Callable | None = None,
                  each: Callable[[FileResult], None] | None = None) -> list[FileResult]:
     """Read and judge each file in order (one FileResult per file; a file that cannot be read
     is one with an error event, and the next file goes on); ``question`` as for ``judge_record``;
     ``each`` is called after each file.
-    The one place where the list of files is walked."""
+    The one place where the list of files is walked (``--jobs``: each worker walks its share
+    with ``replay_file``)."""
     out = []
     for path in files:
-        shown = str(path)
-        try:
-            result = judge_record(read_record(path, shown), question)
-        except RecordError as exc:
-            result = FileResult(shown)
-            result.events.append(Finding("error", shown, exc.line, exc.message))
+        result = replay_file(path, question)
         out.append(result)
         if each:
             each(result)

@@ -74,6 +74,20 @@ def unsupported_reason(case: Case, info: dict) -> str | None:
     return None
 
 
+def split_unsupported(cases: list[Case], info: dict) -> tuple[dict[int, CaseResult], list[int]]:
+    """The cases an engine described by ``info`` cannot answer, as ``unsupported`` results by
+    index (``unsupported_reason``), and the indices of the others, in order."""
+    results: dict[int, CaseResult] = {}
+    todo: list[int] = []
+    for i, case in enumerate(cases):
+        why = unsupported_reason(case, info)
+        if why:
+            results[i] = CaseResult(case, Outcome("unsupported", why), 0.0)
+        else:
+            todo.append(i)
+    return results, todo
+
+
 def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
               progress: Callable[[CaseResult], None] | None = None,
               strict_sets: bool = False) -> list[CaseResult]:
@@ -89,16 +103,10 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
     """
     info = engine.describe()
     cases = list(cases)
-    results: dict[int, CaseResult] = {}
-    todo: list[int] = []
-    for i, case in enumerate(cases):
-        why = unsupported_reason(case, info)
-        if why:
-            results[i] = CaseResult(case, Outcome("unsupported", why), 0.0)
-            if progress:
-                progress(results[i])
-        else:
-            todo.append(i)
+    results, todo = split_unsupported(cases, info)
+    if progress:
+        for i in sorted(results):
+            progress(results[i])
     size = batch_size if getattr(engine, "BATCHES", False) else 1
     incidents = getattr(engine, "incidents", None)
     for start in range(0, len(todo), size):
@@ -135,6 +143,101 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
             if progress:
                 progress(results[i])
     return [results[i] for i in range(len(cases))]
+
+
+@dataclass(frozen=True)
+class EngineStarter:
+    """How a worker process starts its own engine (``--jobs``): the engine's name as the
+    command line gives it (``conformance.engines.registry.start_engine``), ``timeout`` (s per
+    request) and ``max_restarts``. Calling it returns the started engine; it pickles."""
+
+    name: str
+    timeout: float | None = None
+    max_restarts: int | None = None
+
+    def __call__(self) -> Engine:
+        from conformance.engines.registry import start_engine
+
+        return start_engine(self.name, timeout=self.timeout, max_restarts=self.max_restarts)[0]
+
+
+@dataclass
+class EngineTally:
+    """What the engines of a run did besides answering (the report footer's fields), summed
+    over the engines of a ``--jobs`` run: processes ``restarts``, the first ``given_up``
+    reason (None: none was given up), the protocol ``warnings``."""
+
+    restarts: int = 0
+    given_up: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, engine_or_stats) -> None:
+        """Count one engine (its attributes) or one worker's stats dict (``engine_stats``)."""
+        stats = engine_or_stats if isinstance(engine_or_stats, dict) else engine_stats(engine_or_stats)
+        self.restarts += stats.get("restarts", 0) or 0
+        self.given_up = self.given_up or stats.get("given_up")
+        self.warnings += [w for w in stats.get("warnings", []) if w not in self.warnings]
+
+
+def engine_stats(engine) -> dict:
+    """An engine's ``restarts``, ``given_up`` and ``warnings`` as a dict (0, None, [] when it has none)."""
+    return {"restarts": getattr(engine, "restarts", 0) or 0, "given_up": getattr(engine, "given_up", None),
+            "warnings": list(getattr(engine, "warnings", []) or [])}
+
+
+def _ask_share(starter: Callable[[], Engine], batch_size: int, strict_sets: bool,
+               share: list[tuple[int, Case]], emit, stats: dict) -> None:
+    """A worker's part of ``run_cases_jobs``: its own engine answers its cases."""
+    engine = starter()
+    where = {id(case): i for i, case in share}
+    try:
+        run_cases(engine, [case for _i, case in share], batch_size=batch_size, strict_sets=strict_sets,
+                  progress=lambda r: emit(where[id(r.case)], (r.outcome, r.ms, r.incidents)))
+    finally:
+        engine.close()
+        stats.update(engine_stats(engine))
+
+
+def run_cases_jobs(starter: Callable[[], Engine], info: dict, cases: Iterable[Case], jobs: int, *,
+                   batch_size: int = 200, progress: Callable[[CaseResult], None] | None = None,
+                   strict_sets: bool = False, tally: EngineTally | None = None) -> list[CaseResult]:
+    """``run_cases`` over ``jobs`` worker processes (``conformance.harness.jobs``), each with its
+    own engine from ``starter`` (an ``EngineStarter``; ``info``: the engine's ``describe()``).
+    The cases it cannot answer are ``unsupported`` at once, as in ``run_cases``; the others are
+    dealt to the workers as shards deal them (case ``i`` of them to worker ``i % jobs``), and
+    ``progress`` gets every result in the order ``run_cases`` gives them, so the report is the
+    same. A worker that dies costs the case it was answering (``errored``, with a ``crash``
+    incident). ``tally`` (filled also when interrupted) sums the engines' restarts, give-ups
+    and warnings. KeyboardInterrupt propagates after every answer in has gone to ``progress``."""
+    from functools import partial
+
+    from conformance.harness.jobs import Jobs
+
+    cases = list(cases)
+    results, todo = split_unsupported(cases, info)
+    if progress:
+        for i in sorted(results):
+            progress(results[i])
+
+    def deliver(k: int, answer) -> None:
+        i = todo[k]
+        outcome, ms, incidents = answer
+        results[i] = CaseResult(cases[i], outcome, ms, incidents=list(incidents))
+        if progress:
+            progress(results[i])
+
+    def lost(k: int, message: str):
+        return (Outcome("errored", message), 0.0,
+                [{"kind": "crash", "message": message}])
+
+    run = Jobs(partial(_ask_share, starter, batch_size, strict_sets), jobs, deliver, lost)
+    try:
+        run.run([cases[i] for i in todo])
+    finally:
+        if tally is not None:
+            for stats in run.stats:
+                tally.add(stats)
+    return [results[i] for i in range(len(cases)) if i in results]
 
 
 def chosen_play_case(case: Case) -> Case:

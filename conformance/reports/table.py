@@ -29,7 +29,7 @@ from typing import Callable
 
 from conformance.cases import case_name, load_suite
 from conformance.engines.registry import BUILTIN, get_engine
-from conformance.harness.runner import run_cases
+from conformance.harness.runner import EngineStarter, run_cases, run_cases_jobs
 from conformance.harness.selection import asked
 from conformance.reports import rootcause
 from conformance.reports.report import case_line, footer, header
@@ -74,19 +74,24 @@ def row_order(name: str, info: dict | None) -> int:
     return 1 if "chosen-play" in (info or {}).get("capabilities", []) else 0
 
 
-def engine_run(name: str, suite) -> tuple[dict | None, list[dict], str]:
+def engine_run(name: str, suite, jobs: int = 1) -> tuple[dict | None, list[dict], str]:
     """Run the whole of ``suite`` (a loaded ``Suite``) on one engine as ``bgconf certify`` asks
     it (each case also in every scenario the engine is certified on, the chosen-play forms):
     (its ``describe()``, the report's lines: header, case lines, footer, ""); for an engine that
     cannot start, (None, [], why: its first line). An engine's failure while running raises as
-    it came."""
+    it came. ``jobs`` > 1: the cases are answered by that many worker processes, each with its
+    own engine (``runner.run_cases_jobs``), with the same lines."""
     try:
         engine = get_engine(name)
         info = engine.describe()
     except Exception as exc:  # not installed here: say so rather than guess
         return None, [], (str(exc).splitlines() or [type(exc).__name__])[0]
     try:
-        results = run_cases(engine, asked(suite.cases, info, scenarios=True))
+        if jobs > 1:
+            engine.close()
+            results = run_cases_jobs(EngineStarter(name), info, asked(suite.cases, info, scenarios=True), jobs)
+        else:
+            results = run_cases(engine, asked(suite.cases, info, scenarios=True))
     finally:
         engine.close()
     lines = ([header(info, suite.content_hash)] + [case_line(r, name) for r in results]
@@ -176,9 +181,10 @@ def bug_table(engines: list[str], progress: Callable[[int, int, str, dict | None
 
 
 def tables(engines: list[str], progress: Callable[[int, int, str, dict | None], None] | None = None,
-           notes_dir: Path | None = None) -> tuple[str, str]:
+           notes_dir: Path | None = None, jobs: int = 1) -> tuple[str, str]:
     """(the certification table, the bug table) from one run of each engine, as
-    ``certification_table`` and ``bug_table`` give them."""
+    ``certification_table`` and ``bug_table`` give them; ``jobs``: worker processes per
+    engine run (``engine_run``)."""
     from conformance.harness.expectations import load
 
     notes = {}
@@ -191,7 +197,7 @@ def tables(engines: list[str], progress: Callable[[int, int, str, dict | None], 
     for i, name in enumerate(engines):
         if progress:
             progress(i, len(engines), name, None)
-        run = engine_run(name, suite)
+        run = engine_run(name, suite, jobs)
         row, info, counts = engine_row(name, suite, run)
         rows.append((row_order(name, info), i, row, bug_rows(name, run, notes.get(name))))
         if progress:

@@ -1,0 +1,301 @@
+"""Jobs: one campaign spread over N worker processes of this machine (``--jobs N``).
+
+The items of a campaign (the cases of a run, the search batches of a fuzz campaign, the games
+of a playout, the record files of a replay) are dealt as shards deal them
+(``conformance.harness.shard``): worker ``j`` (0-based) of N takes the items whose 0-based
+index ``i`` has ``i % N == j``, in order. Each worker is a fresh Python process (the standard
+library's ``multiprocessing``, ``spawn`` start method: nothing of the parent's engines, threads
+or accelerator state is inherited) that starts its own engine, answers its items one by one
+and sends each answer back as soon as it has it. The parent hands the answers on in the serial
+order (item 0, 1, 2, ...), holding back an answer until every earlier one is in, so what a
+command prints and writes is what ``--jobs 1`` prints and writes, timings aside.
+
+Faults stay where they happen:
+
+- a worker process that dies (a crash of an in-process engine, a kill) costs the item it was
+  answering, which gets the answer ``lost(index, message)``; a fresh worker takes the rest of
+  its items. A worker that dies three times in a row without answering anything has its
+  remaining items answered ``lost`` as well (its engine cannot run), and the run goes on;
+- SIGINT or SIGTERM to the parent (Ctrl-C reaches the workers too, being in its process group)
+  stops every worker: each is sent SIGINT, ends the request in flight the way its engine ends
+  one when interrupted, sends what it answered and exits; the parent hands on every answer it
+  has, in order, and re-raises the interruption. A worker that does not end within
+  ``STOP_GRACE`` seconds is killed.
+
+Why not ``concurrent.futures.ProcessPoolExecutor``: one dead worker breaks its whole pool
+(``BrokenProcessPool``), and a task's answers come back only when the task ends, so neither a
+crash confined to one case nor a report written case by case could be had from it. Workers
+here are ``multiprocessing.Process`` objects with one ``Pipe`` each, read with
+``multiprocessing.connection.wait``.
+
+``task(share, emit, stats)`` is what a worker runs: ``share`` its (index, item) pairs in order,
+``emit(index, answer)`` sends one answer, ``stats`` a dict the task fills (also when it is
+interrupted) and the parent gets back (``Jobs.stats``). ``task`` and the items must pickle (a
+module-level function, or a ``functools.partial`` of one).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any, Callable, Sequence
+
+from conformance.harness.shard import Shard
+
+#: seconds a stopped worker has to send its answers and end before it is killed
+STOP_GRACE = 10.0
+
+#: deaths in a row without an answer after which a worker's remaining items are given up
+MAX_FRUITLESS = 3
+
+
+def cores() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity`` where the system has it, else
+    ``os.cpu_count``); at least 1. ``--jobs 0`` means this many."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def job_count(jobs: int | None) -> int:
+    """The number of workers for ``--jobs N``: N itself, ``cores()`` for 0, 1 for None."""
+    if jobs is None:
+        return 1
+    return cores() if jobs == 0 else jobs
+
+
+def deal(count: int, jobs: int) -> list[list[int]]:
+    """The 0-based item indices of each of ``jobs`` workers, as shards deal them: worker ``j``
+    gets the items of ``Shard(j + 1, jobs)``."""
+    return [[i for i in range(count) if Shard(j + 1, jobs).owns(i)] for j in range(jobs)]
+
+
+def _stop_handler(signum, _frame):
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_IGN)
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _worker(task: Callable, share: list[tuple[int, Any]], conn) -> None:
+    """A worker process's body: run ``task`` on ``share``, answers and the end sent on ``conn``."""
+    # started with SIGINT ignored (so an interruption while it starts up ends nothing half-way);
+    # from here on SIGINT and SIGTERM stop the task as they stop a serial run
+    signal.signal(signal.SIGINT, _stop_handler)
+    signal.signal(signal.SIGTERM, _stop_handler)
+    stats: dict = {}
+    try:
+        try:
+            task(share, lambda index, answer: conn.send(("item", index, answer)), stats)
+            conn.send(("end", stats))
+        except KeyboardInterrupt:
+            conn.send(("end", stats, "interrupted"))
+        except Exception as exc:  # the task itself failed (e.g. its engine cannot start)
+            conn.send(("failed", f"{type(exc).__name__}: {exc}", stats,
+                       traceback.format_exc(limit=5)))
+    except (KeyboardInterrupt, BrokenPipeError, EOFError, OSError):
+        pass  # the parent is gone or stopping: nothing more to tell it
+    finally:
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+
+@dataclass
+class _Worker:
+    number: int
+    pending: deque
+    process: Any = None
+    conn: Any = None
+    fruitless: int = 0
+    answered: bool = False
+    ended: bool = False
+    failure: str | None = None
+
+
+@dataclass
+class Jobs:
+    """One campaign over ``jobs`` workers. ``deliver(index, answer)`` is called in the parent
+    for every answer, in index order; it returns True to stop the campaign there (the
+    workers are stopped, the later answers dropped). ``lost(index, message)`` makes the
+    answer of an item whose worker died on it. ``stats``: each worker's ``stats`` dict, one
+    per worker process that ended (a restarted worker adds one)."""
+
+    task: Callable
+    jobs: int
+    deliver: Callable[[int, Any], bool | None]
+    lost: Callable[[int, str], Any]
+    stats: list[dict] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    stopped: bool = False
+
+    def run(self, items: Sequence[Any]) -> bool:
+        """Answer every item (or until ``deliver`` says stop: returns True then, else False).
+        KeyboardInterrupt (SIGINT, SIGTERM) in the parent: every worker is stopped, each
+        answer in is delivered in order (skipping the items nobody answered), and the
+        interruption is raised again."""
+        items = list(items)
+        self._items = items
+        self._buffer: dict[int, Any] = {}
+        self._next = 0
+        self._ctx = multiprocessing.get_context("spawn")
+        workers = [_Worker(j, deque(share)) for j, share in enumerate(deal(len(items), max(1, self.jobs))) if share]
+        self._workers = workers
+        try:
+            for w in workers:
+                self._start(w)
+            self.stopped = self._loop()
+            return self.stopped
+        except KeyboardInterrupt:
+            self._stop(deliver=True)
+            raise
+        finally:
+            self._kill_all()
+
+    # -- the parent's side ---------------------------------------------------------------
+    def _start(self, w: _Worker) -> None:
+        reader, writer = self._ctx.Pipe(duplex=False)
+        share = [(i, self._items[i]) for i in w.pending]
+        w.process = self._ctx.Process(target=_worker, args=(self.task, share, writer),
+                                      name=f"bgconf-job-{w.number + 1}")
+        w.answered, w.ended, w.failure = False, False, None
+        previous = None
+        try:  # the child inherits SIGINT ignored until its handler is in place (see _worker)
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:  # not the main thread
+            pass
+        try:
+            w.process.start()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        writer.close()
+        w.conn = reader
+
+    def _loop(self) -> bool:
+        while True:
+            live = [w for w in self._workers if w.conn is not None]
+            if not live:
+                self._flush(skip_gaps=True)
+                return False
+            for conn in wait([w.conn for w in live], timeout=1.0):
+                w = next(x for x in live if x.conn is conn)
+                if self._receive(w):
+                    self._stop(deliver=False)
+                    return True
+
+    def _receive(self, w: _Worker) -> bool:
+        """Handle one message (or the end) of worker ``w``; True when delivery says stop."""
+        try:
+            message = w.conn.recv()
+        except (EOFError, OSError):
+            self._ended(w)
+            return self._flush()
+        kind = message[0]
+        if kind == "item":
+            _, index, answer = message
+            if index in w.pending:
+                w.pending.remove(index)
+            w.answered = True
+            self._buffer[index] = answer
+            return self._flush()
+        if kind == "end":
+            self.stats.append(message[1])
+            if len(message) > 2:  # interrupted alone (the parent was not): like a death
+                w.failure = "it was interrupted"
+            else:
+                w.ended = True
+            return False
+        if kind == "failed":  # the task raised: like a death (its end follows), on the item it was at
+            self.stats.append(message[2])
+            self.failures.append(message[1])
+            w.failure = message[1]
+        return False
+
+    def _ended(self, w: _Worker) -> None:
+        """Worker ``w``'s pipe is closed: it ended, or it died."""
+        w.conn.close()
+        w.conn = None
+        w.process.join(timeout=STOP_GRACE)
+        code = w.process.exitcode
+        if w.ended or not w.pending:
+            return
+        why = f"stopped ({w.failure})" if w.failure else f"(pid {w.process.pid}) ended with exit code {code}"
+        self._blame(w, f"worker {w.number + 1} {why} while answering it; its other items went to a fresh worker")
+        if w.pending:
+            self._start(w)
+
+    def _blame(self, w: _Worker, message: str) -> None:
+        """The item worker ``w`` was answering when it died is answered ``lost``; after
+        MAX_FRUITLESS deaths in a row without an answer, so are all its remaining items."""
+        if not w.pending:
+            return
+        w.fruitless = 0 if w.answered else w.fruitless + 1
+        index = w.pending.popleft()
+        self._buffer[index] = self.lost(index, message)
+        if w.fruitless >= MAX_FRUITLESS:
+            while w.pending:
+                i = w.pending.popleft()
+                self._buffer[i] = self.lost(i, f"not asked: {message} ({MAX_FRUITLESS} times in a row"
+                                               " without an answer)")
+
+    def _flush(self, skip_gaps: bool = False) -> bool:
+        """Deliver the answers in, in index order; True when delivery says stop."""
+        while self._next < len(self._items):
+            if self._next in self._buffer:
+                if self.deliver(self._next, self._buffer.pop(self._next)):
+                    return True
+            elif not skip_gaps:
+                return False
+            self._next += 1
+        return False
+
+    def _stop(self, deliver: bool) -> None:
+        """Stop every worker (SIGINT; killed after STOP_GRACE); with ``deliver``, hand on the
+        answers that came in meanwhile, in order, skipping the unanswered items."""
+        for w in self._workers:
+            if w.conn is not None and w.process.is_alive():
+                try:
+                    os.kill(w.process.pid, signal.SIGINT)
+                except (OSError, AttributeError):
+                    w.process.terminate()
+        deadline = time.monotonic() + STOP_GRACE
+        while True:  # read on, so that no worker is left blocked writing to a full pipe
+            live = [w for w in self._workers if w.conn is not None]
+            left = deadline - time.monotonic()
+            if not live or left <= 0:
+                break
+            for conn in wait([w.conn for w in live], timeout=min(left, 1.0)):
+                w = next(x for x in live if x.conn is conn)
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    conn.close()
+                    w.conn = None
+                    continue
+                if message[0] == "item" and deliver:
+                    self._buffer[message[1]] = message[2]
+                elif message[0] in ("end", "failed"):
+                    self.stats.append(message[1] if message[0] == "end" else message[2])
+        if deliver:
+            self._flush(skip_gaps=True)
+        for w in self._workers:
+            if w.process is not None:
+                w.process.join(timeout=max(0.0, deadline - time.monotonic()))
+
+    def _kill_all(self) -> None:
+        for w in self._workers:
+            if w.conn is not None:
+                w.conn.close()
+                w.conn = None
+            if w.process is not None and w.process.is_alive():
+                w.process.kill()
+                w.process.join(timeout=5)
+

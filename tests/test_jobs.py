@@ -1,0 +1,289 @@
+"""--jobs N: a campaign answered by N worker processes gives the output of --jobs 1 (timings
+aside), a crash of one worker costs only the item it was answering, and Ctrl-C stops every
+worker and keeps what was answered (conformance/harness/jobs.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from conformance.cases import load_suite
+from conformance.cli import main
+from conformance.engines.adapters.reference import ReferenceEngine
+from conformance.harness.jobs import cores, deal, job_count
+from conformance.harness.runner import run_cases, run_cases_jobs
+from conformance.harness.runner import select as select_cases
+from conformance.harness.shard import Shard
+from conformance.reports import files as outfiles
+
+from engines_for_tests import dies_on
+from test_faults import CASES, IDS, check_nothing_survives, engine_command, env, read_log
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+
+#: the fields of a report that are timings (or the command line), left out when two runs are compared
+TIMINGS = ("ms", "wall_s", "started", "argv", "engine_s", "reference_s")
+
+
+def without_timings(path: Path) -> list[dict]:
+    lines = []
+    for text in path.read_text().splitlines():
+        line = json.loads(text)
+        for key in TIMINGS:
+            line.pop(key, None)
+        lines.append(line)
+    return lines
+
+
+def bgconf(*args: str, cwd: Path = ROOT, extra_path: str = "", timeout: float = 600) -> subprocess.CompletedProcess:
+    environment = env()
+    if extra_path:
+        environment["PYTHONPATH"] = extra_path + os.pathsep + environment["PYTHONPATH"]
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=environment, timeout=timeout)
+
+
+def untimed(text: str) -> str:
+    """``text`` with its durations (``0.91 s``) made ``T s``."""
+    import re
+
+    return re.sub(r"[0-9]+\.[0-9]+ s\b", "T s", text)
+
+
+def same_with_1_and_2_jobs(tmp_path: Path, *args: str, extra_path: str = "", codes=(0, 1)) -> tuple[list, str]:
+    """Run ``bgconf ARGS --report`` with --jobs 1 and --jobs 2; assert the reports (timings
+    aside) and the standard outputs (the timing line aside) are the same; return the report and
+    the output."""
+    outs, reports = [], []
+    for jobs in ("1", "2"):
+        report = tmp_path / f"jobs-{jobs}.jsonl"
+        run = bgconf(*args, "--report", str(report), "--jobs", jobs, extra_path=extra_path)
+        assert run.returncode in codes, run.stdout[-2000:] + run.stderr[-2000:]
+        assert "Traceback" not in run.stderr
+        outs.append(run.stdout)
+        reports.append(without_timings(report))
+    assert reports[0] == reports[1]
+    assert untimed(outs[0]) == untimed(outs[1])
+    return reports[0], outs[0]
+
+
+# -- the deal -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("count,jobs", [(0, 2), (1, 3), (10, 1), (10, 3), (17, 4)])
+def test_items_are_dealt_as_shards_deal_them(count, jobs):
+    shares = deal(count, jobs)
+    assert sorted(i for share in shares for i in share) == list(range(count))
+    for j, share in enumerate(shares):
+        assert share == [i for i in range(count) if Shard(j + 1, jobs).owns(i)]
+
+
+def test_jobs_0_is_one_per_core_and_a_negative_count_is_a_usage_error(capsys):
+    assert job_count(0) == cores() >= 1
+    assert job_count(3) == 3 and job_count(None) == 1
+    if hasattr(os, "sched_getaffinity"):
+        assert cores() == len(os.sched_getaffinity(0))
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--engine", "reference", "--jobs", "-1"])
+    assert stop.value.code == 2
+    assert "argument --jobs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["run", "certify", "fuzz", "playout", "replay", "table"])
+def test_help_documents_jobs_with_an_example(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--jobs N" in text and "0 = one per core" in text
+    assert f"bgconf {command} " in text.split("--jobs N", 1)[1], "the option's help gives an example"
+
+
+# -- run: the same report with 1 and 2 jobs --------------------------------------------------------
+def test_reference_run_is_the_same_with_two_jobs(tmp_path):
+    lines, _out = same_with_1_and_2_jobs(tmp_path, "run", "--engine", "reference", "--spec", "bearoff",
+                                         "--spec", "bar", "--scenarios")
+    assert lines[-1]["total"] == lines[-1]["selected"] > 100
+
+
+def test_a_python_engine_with_failures_is_the_same_with_two_jobs(tmp_path):
+    lines, out = same_with_1_and_2_jobs(tmp_path, "run", "--engine", "python:engines_for_tests:no_larger_die",
+                                        "--spec", "move", extra_path=str(HERE))
+    assert lines[-1]["counts"]["fail"] > 0 and "FAIL" in out
+
+
+def test_the_python_example_engine_is_the_same_with_two_jobs(tmp_path):
+    lines, _out = same_with_1_and_2_jobs(tmp_path, "run", "--engine", "python:my_engine:MyEngine",
+                                         "--spec", "move", extra_path=str(ROOT / "examples" / "python"))
+    assert lines[-1]["total"] > 0
+
+
+@pytest.mark.parametrize("name,require", [("gnubg", "BGCONF_REQUIRE_GNUBG"),
+                                           ("bsd-backgammon", "BGCONF_REQUIRE_BSD_BACKGAMMON")])
+def test_a_process_engine_is_the_same_with_two_jobs(tmp_path, name, require):
+    """One engine process a worker. BSD backgammon's computer player does not always choose the
+    same play (expectations/bsd-backgammon.yaml: varies), so its chosen plays are left out
+    of the comparison (and the footer's counts with them)."""
+    from conformance.harness.runner import EngineStarter
+
+    try:
+        EngineStarter(name)().close()
+    except Exception as exc:
+        if os.environ.get(require) == "1":
+            pytest.fail(f"{name} is required here ({require}=1): {exc}")
+        pytest.skip(f"{name} not installed: {exc}")
+    reports = []
+    for jobs in ("1", "2"):
+        report = tmp_path / f"jobs-{jobs}.jsonl"
+        run = bgconf("run", "--engine", name, "--spec", "bearoff.higher-die", "--spec", "move.larger-die",
+                     "--report", str(report), "--jobs", jobs)
+        assert run.returncode in (0, 1), run.stdout[-2000:] + run.stderr[-2000:]
+        assert "Traceback" not in run.stderr
+        lines = without_timings(report)
+        if name == "bsd-backgammon":
+            lines = [x for x in lines if "chosen-play" not in (x.get("scenario") or "")]
+            for key in ("counts", "total"):
+                lines[-1].pop(key)
+        reports.append(lines)
+    assert reports[0] == reports[1]
+    assert reports[0][-1]["selected"] > 0 and not reports[0][-1]["incomplete"]
+
+
+def test_an_engine_that_crashes_is_the_same_with_two_jobs(tmp_path):
+    # a process engine that exits on one case: the worker's engine is restarted, as with one job
+    log = tmp_path / "engine.log"
+    lines, _out = same_with_1_and_2_jobs(tmp_path, "run", "--engine", engine_command("crash", log, "--case-id",
+                                                                                     IDS[3]),
+                                         "--cases", str(CASES), "--no-play-checks", "--timeout", "60")
+    foot = lines[-1]
+    assert foot["crashes"] >= 1 and foot["total"] == len(IDS)
+
+
+# -- a worker that dies -----------------------------------------------------------------------------
+def test_a_worker_that_dies_costs_only_the_case_it_was_answering():
+    cases = select_cases(load_suite().cases, spec=["bearoff"])[:12]
+    victim = cases[5]
+    serial = run_cases(ReferenceEngine(), cases)
+    seen = []
+    results = run_cases_jobs(partial(dies_on, victim.id), ReferenceEngine().describe(), cases, 2,
+                             progress=seen.append)
+    assert [r.case.name for r in results] == [r.case.name for r in seen] == [c.name for c in cases]
+    for mine, theirs in zip(results, serial):
+        if mine.case.id == victim.id:
+            assert mine.status == "errored" and "exit code 3" in mine.outcome.message
+            assert [x["kind"] for x in mine.incidents] == ["crash"]
+        else:
+            assert mine.status == theirs.status == "pass", mine.outcome.message
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------------
+def test_ctrl_c_stops_every_worker_and_keeps_what_was_answered(tmp_path):
+    """Two workers: worker 2 hangs on IDS[5] (its third case); worker 1 answers IDS 0, 2, 4, 6.
+    SIGINT then: the report keeps every answered case in the serial order, says interrupted,
+    and no engine process survives."""
+    log, report = tmp_path / "engine.log", tmp_path / "r.jsonl"
+    target = IDS[5]
+    argv = [sys.executable, "-m", "conformance.cli", "run", "--engine",
+            engine_command("hang", log, "--case-id", target), "--cases", str(CASES), "--no-play-checks",
+            "--report", str(report), "--timeout", "60", "--jobs", "2"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path,
+                            start_new_session=True)
+
+    def answered_elsewhere() -> bool:
+        events = read_log(log)
+        return (any(e["event"] == "fault:hang" for e in events)
+                and any(e.get("case") == IDS[6] and e["event"] == "answered-correctly" for e in events))
+
+    try:
+        deadline = time.monotonic() + 120
+        while not answered_elsewhere():
+            assert proc.poll() is None, "bgconf ended before the hang"
+            assert time.monotonic() < deadline, "the engines never got there"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        partial_files = list(tmp_path.glob(".r.jsonl.*" + outfiles.PARTIAL_SUFFIX))
+        assert partial_files and not report.exists(), "the report grows beside its target while the run goes on"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, out[-2000:] + err[-2000:]
+    assert "Traceback" not in out + err
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    assert [x["id"] for x in lines[1:-1]] == IDS[:5] + [IDS[6]]
+    foot = lines[-1]
+    assert foot["type"] == "footer" and foot["interrupted"] == "SIGINT" and foot["incomplete"]
+    assert foot["total"] == 6 and foot["selected"] == len(IDS)
+    assert not list(tmp_path.glob("*" + outfiles.PARTIAL_SUFFIX)) and not list(tmp_path.glob(".*.partial"))
+    check_nothing_survives(read_log(log))
+
+
+# -- the other commands -------------------------------------------------------------------------------
+def test_fuzz_finds_the_same_with_two_jobs():
+    outs = []
+    for jobs in ("1", "2", "3"):
+        run = bgconf("fuzz", "--engine", "python:engines_for_tests:no_larger_die", "--examples", "700",
+                     "--batch", "50", "--seed", "5", "--max-mismatches", "2", "--jobs", jobs, extra_path=str(HERE))
+        assert run.returncode == 1, run.stderr[-2000:]
+        # the timings (search seconds, positions a second, shrink seconds) aside
+        import re
+
+        outs.append(re.sub(r"in [0-9.]+ s \([0-9,]+ positions/s\)|\([0-9.]+ s\)", "", run.stdout))
+    assert "MISMATCH 1" in outs[0]
+    assert outs[0] == outs[1] == outs[2]
+
+
+def test_fuzz_search_folds_the_batches_as_one_process_does():
+    from conformance.harness.fuzz import Oracle, search
+    from conformance.harness.runner import EngineStarter
+
+    for shard in (Shard(1, 1), Shard(2, 3)):
+        camp, groups = search(ReferenceEngine(), Oracle(), "play_check", 900, 11, batch=40, shard=shard)
+        jobs_camp, jobs_groups = search(None, Oracle(), "play_check", 900, 11, batch=40, shard=shard, jobs=3,
+                                        starter=EngineStarter("reference"))
+        assert (camp.positions, camp.mismatched, camp.unsupported) == \
+            (jobs_camp.positions, jobs_camp.mismatched, jobs_camp.unsupported)
+        assert camp.positions > 0 and groups == jobs_groups == []
+
+
+def test_replay_is_the_same_with_two_jobs(tmp_path):
+    lines, _out = same_with_1_and_2_jobs(tmp_path, "replay", str(ROOT / "tests" / "data" / "matches"),
+                                         str(ROOT / "cases" / "replays"), codes=(1,))
+    assert lines[-1]["files"] > 20 and lines[-1]["illegal"] > 0
+
+
+def test_playout_is_the_same_with_two_jobs(tmp_path):
+    pytest.importorskip("pyspiel")
+    lines, out = same_with_1_and_2_jobs(tmp_path, "playout", "--engine", "openspiel", "--games", "5", "--seed", "3",
+                                        "-v", codes=(0,))
+    assert [x["game"] for x in lines if x["type"] == "game"] == [1, 2, 3, 4, 5]
+    assert out.count("\ngame ") + out.startswith("game ") == 5
+
+
+def test_table_rows_are_the_same_with_two_jobs():
+    from conformance.reports.table import engine_run
+
+    suite = load_suite()
+    info, serial, _ = engine_run("reference", suite)
+    info2, parallel, _ = engine_run("reference", suite, jobs=2)
+    strip = lambda lines: [{k: v for k, v in x.items() if k not in TIMINGS} for x in lines]  # noqa: E731
+    assert info == info2 and strip(serial) == strip(parallel)
+
+
+def test_a_worker_whose_engine_cannot_start_errors_its_cases_and_the_run_goes_on():
+    from conformance.harness.runner import EngineStarter
+
+    cases = select_cases(load_suite().cases, spec=["bearoff"])[:10]
+    results = run_cases_jobs(EngineStarter("cmd:/nonexistent/bg-engine"), ReferenceEngine().describe(), cases, 2)
+    assert [r.case.name for r in results] == [c.name for c in cases]
+    assert all(r.status == "errored" and "could not start" in r.outcome.message for r in results)
+    # three starts in a row fail: each costs one case, then the worker's other cases are not asked
+    assert sum("3 times in a row" in r.outcome.message for r in results) == 4
