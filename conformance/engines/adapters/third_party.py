@@ -29,6 +29,19 @@ def plays_answer(position: Position, finals: dict) -> list:
     return plays
 
 
+def play_check_answer(position: Position, results: list[Position], play) -> dict:
+    """``{"legal": bool}``: whether ``play`` (notation, steps or board form) on ``position`` gives
+    one of the engine's resulting positions ``results`` (spec: move.same-play), or, when the
+    engine finds no play, leaves the board unchanged (spec: move.pass)."""
+    legal = set(results)
+    if not legal:  # no legal play: only the empty play (the board unchanged) is legal
+        legal.add(position.passed())
+    try:
+        return {"legal": play_to_position(position, play) in legal}
+    except ModelError:
+        return {"legal": False}  # physically impossible, so not one of the engine's plays
+
+
 class ThirdPartyAdapter(Engine):
     """Base of the third-party adapters (each runs isolated behind the protocol)."""
 
@@ -42,10 +55,5 @@ class ThirdPartyAdapter(Engine):
 
     def play_check(self, request: dict) -> dict:
         position = Position.from_dict(request["position"])
-        legal = {play_to_position(position, p) for p in self.legal_plays(request)["plays"]}
-        if not legal:  # no legal play: only the empty play (the board unchanged) is legal
-            legal.add(position.passed())
-        try:
-            return {"legal": play_to_position(position, request["play"]) in legal}
-        except ModelError:
-            return {"legal": False}  # physically impossible, so not one of the engine's plays
+        plays = [play_to_position(position, p) for p in self.legal_plays(request)["plays"]]
+        return play_check_answer(position, plays, request["play"])
