@@ -80,7 +80,8 @@ class Engine(NamedTuple):
     ``Env.step``). A batch (vmapped over a leading axis, called at the padded SIZES): ``first``
     (board, dice) -> (playable dice, mask); ``advance`` (board, dice, playable, played, action)
     -> (board, playable, all off, turn over); ``masks`` (board, playable) -> mask; ``score``
-    (board) -> pgx's points for a won game (1, 2 or 3)."""
+    (board) -> pgx's points for a won game (1, 2 or 3). ``play_step(state, action, key)`` ->
+    (state, key): the key split, pgx's step with the half, and the other half for the next."""
 
     jax: Any
     np: Any
@@ -91,6 +92,7 @@ class Engine(NamedTuple):
     advance: Any
     masks: Any
     score: Any
+    play_step: Any
 
 
 def load_engine() -> Engine:
@@ -134,15 +136,21 @@ def load_engine() -> Engine:
         playable = bg._update_playable_dice(playable, played, dice, action)
         return board, playable, bg._is_all_off(board), bg._is_turn_end(bg.State(_playable_dice=playable))
 
+    def play_step(state, action, key):
+        """One micro action of a game played on: the key split, pgx's step with one half."""
+        key, sub = jax.random.split(key)
+        return env.step(state, action, sub), key
+
     engine = Engine(jax, np, env, jax.jit(fresh), jax.jit(env.step), jax.jit(jax.vmap(first)),
                     jax.jit(jax.vmap(advance)), jax.jit(jax.vmap(bg._legal_action_mask)),
-                    jax.jit(jax.vmap(bg._calc_win_score)))
-    # compile now, not on the first request
+                    jax.jit(jax.vmap(bg._calc_win_score)), jax.jit(play_step))
+    # compile now, not on the first request: the one-state path, and the batched functions at the
+    # smallest size (what one request or one playout turn uses); at the larger sizes each is
+    # compiled when a batch first needs it (a few seconds, within the batch's timeout)
     _serial_plays(engine, Position.start(), (1, 1))
     if not serial():
-        for size in SIZES:
-            batch_plays(engine, [(Position.start(), (1, 1))] * size)
-            engine.score(np.zeros((size, 28), dtype=np.int32))
+        batch_plays(engine, [(Position.start(), (1, 1))])
+        engine.score(np.zeros((SIZES[0], 28), dtype=np.int32))
     # JAX leaves a large heap of long-lived objects: moved out of the collector's generations,
     # they are not walked again by every collection the answers' many small objects trigger
     gc.freeze()
@@ -442,11 +450,9 @@ def turn_start(engine, state) -> tuple[Position, tuple[int, int]]:
 def play(engine, state, actions: list[int], seed: int):
     """``state`` after pgx's step of each micro action (``[0]``, the no-op, for no move); the PRNG
     ``seed`` feeds the steps, so pgx rolls the next turn's dice with it."""
-    jax = engine.jax
-    key = jax.random.PRNGKey(seed)
+    key = engine.jax.random.PRNGKey(seed)
     for action in actions or [0]:
-        key, sub = jax.random.split(key)
-        state = engine.step(state, action, sub)
+        state, key = engine.play_step(state, action, key)
     return state
 
 
