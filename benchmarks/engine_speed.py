@@ -16,7 +16,10 @@ mismatches (pgx and others have known ones: the search goes on), the engine star
 up first (pgx compiles at start). Beside the rate, where the time goes: the CPU time per position
 of this process (example decoding, the protocol's client, the reference's answer and the
 comparison) and, for the engines bgconf runs as a child process, of that process (the engine and
-its adapter); and the reference's own answers alone (``Oracle.expected``), per position.
+its adapter); and the reference's own answers alone (``Oracle.expected``), per position. "CPU-bound
+pos/s" is 1000 / (the two CPU times): the rate when the two processes, which take turns, have a
+core each to themselves (pipe latency left out). An engine that does not declare ``--kind`` is
+measured on the first fuzzed kind it declares (BSD backgammon and gnubg-external: play_check).
 
 The pgx playout: ``bgconf playout --engine pgx --games N`` (default 30) as a child process, wall
 time, serial path then batched.
@@ -41,7 +44,7 @@ from pathlib import Path
 
 from conformance.engines.registry import start_engine
 from conformance.harness.fuzz import CAPABILITY, Oracle, search
-from conformance.harness.strategies import decode_example, example_size
+from conformance.harness.strategies import KINDS, decode_example, example_size
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the third-party engines, in the order shown (bgconf run --engine NAME)
@@ -89,20 +92,24 @@ def measure(name: str, kind: str, batch: int, seconds: float, serial: bool) -> d
     except Exception as exc:  # not installed, cannot start: skipped, with the reason
         return f"skipped: {str(exc).splitlines()[0][:120]}"
     try:
-        if CAPABILITY[kind] not in info.get("capabilities", []):
-            return f"skipped: does not declare {CAPABILITY[kind]}"
+        declared = [k for k in (kind, *KINDS) if CAPABILITY[k] in info.get("capabilities", [])]
+        if not declared:
+            return "skipped: declares none of the fuzzed kinds"
+        kind = declared[0]  # the kind asked, else the first the engine declares
         oracle = Oracle()
-        # warm up (pgx compiles its batched functions at each size when a batch first needs it)
-        warm, _ = search(engine, oracle, kind, 3 * batch if info.get("batch") else 20, 1, batch=batch,
-                         max_groups=10 ** 9)
-        wanted = int((warm.rate or 1.0) * seconds)  # about ``seconds`` of work, whole batches when more than one
+        # warm up (pgx compiles its batched functions at each size when a batch first needs it),
+        # then a short run to size the measure
+        search(engine, oracle, kind, 3 * batch if info.get("batch") else 10, 1, batch=batch, max_groups=10 ** 9)
+        sizing, _ = search(engine, oracle, kind, batch if info.get("batch") else 10, 2, batch=batch,
+                           max_groups=10 ** 9)
+        wanted = int((sizing.rate or 1.0) * seconds)  # about ``seconds`` of work, whole batches when more than one
         examples = max(20, min(50_000, wanted // batch * batch if wanted >= batch else wanted))
         pid = _pid(engine)
         cpu0, own0, t0 = _cpu(pid), time.process_time(), time.perf_counter()
         camp, _ = search(engine, oracle, kind, examples, 0, batch=batch, max_groups=10 ** 9)
         wall = time.perf_counter() - t0
         cpu1 = _cpu(pid)
-        return {"positions": camp.positions, "rate": camp.positions / wall, "mismatched": camp.mismatched,
+        return {"kind": kind, "positions": camp.positions, "rate": camp.positions / wall, "mismatched": camp.mismatched,
                 "harness_ms": (time.process_time() - own0) / camp.positions * 1000,
                 "engine_ms": (cpu1 - cpu0) / camp.positions * 1000 if cpu0 is not None and cpu1 is not None else None,
                 "batch": bool(info.get("batch") or getattr(engine, "BATCHES", False))}
@@ -130,8 +137,10 @@ def _row(name: str, path: str, got) -> str:
     if isinstance(got, str):
         return f"{name:15} {path:8} {got}"
     engine = f"{got['engine_ms']:7.3f}" if got["engine_ms"] is not None else "      -"
-    return (f"{name:15} {path:8} {got['rate']:9.1f} {got['positions']:7d} {got['mismatched']:6d}"
-            f"  {got['harness_ms']:7.3f}   {engine}  {'yes' if got['batch'] else 'no'}")
+    bound = (f"{1000 / (got['harness_ms'] + got['engine_ms']):9.0f}" if got["engine_ms"]
+             else f"{'-':>9}")
+    return (f"{name:15} {path:8} {got['kind']:11} {got['rate']:9.1f} {bound} {got['positions']:7d}"
+            f" {got['mismatched']:6d}  {got['harness_ms']:7.3f}   {engine}  {'yes' if got['batch'] else 'no'}")
 
 
 def main() -> int:
@@ -146,8 +155,9 @@ def main() -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"engine speed: fuzz {args.kind}, {os.cpu_count()} CPUs, load average {load:.2f} at the start")
     print(f"the reference's answers alone: {oracle_ms(args.kind):.3f} ms per position (CPU)")
-    print(f"{'engine':15} {'path':8} {'pos/s':>9} {'asked':>7} {'mism.':>6}  harness  engine  batch")
-    print(f"{'':15} {'':8} {'':>9} {'':>7} {'':>6}  CPU ms/position")
+    print(f"{'engine':15} {'path':8} {'kind':11} {'pos/s':>9} {'CPU-bound':>9} {'asked':>7} {'mism.':>6}"
+          f"  harness  engine  batch")
+    print(f"{'':15} {'':8} {'':11} {'wall':>9} {'pos/s':>9} {'':>7} {'':>6}  CPU ms/position")
     for name in args.engine or ENGINES:
         if name == "pgx":
             before = measure(name, args.kind, args.batch, args.seconds, serial=True)

@@ -8,34 +8,49 @@ which micro actions the environment accepts next. pgx keeps its board from the m
 mover's checkers positive, moving from index 0 towards 23, so the mover's point p is index 24 - p
 and the opponent's point q is index q - 1), and flips it when the turn passes.
 
-``legal_plays`` puts a ``State`` into the position and dice (board, ``_dice``,
-``_playable_dice`` as pgx's own ``_set_playable_dice`` makes them, and the first mask from pgx's
-own ``_legal_action_mask``), then walks every sequence of micro actions the masks allow, stepping
-with pgx's public, jit-compiled ``Env.step``: a play ends where pgx ends the turn (the board is
-flipped) or the game (``terminated``). The no-op is offered by pgx only when no checker can move;
-one at the start of the turn is "no legal play" (``[]``). Sequences reaching a state already
-explored (same board and dice left) are not explored twice; that changes nothing but the time.
-So pgx's masks, not bgconf, decide what a play is: nothing is fixed or filtered.
+``legal_plays`` sets up the position and dice as pgx's own turn start (the board, ``_dice``, the
+playable dice by pgx's ``_set_playable_dice`` and the first mask by its ``_legal_action_mask``),
+then walks every sequence of micro actions the masks allow: a play ends where pgx ends the turn
+(no playable die left: ``_is_turn_end``) or the game (the fifteenth checker off: ``_is_all_off``).
+The no-op is offered by pgx only when no checker can move; one at the start of the turn is "no
+legal play" (``[]``). Sequences reaching a state already explored (same board and dice left) are
+not explored twice; that changes nothing but the time. So pgx's masks, not bgconf, decide what a
+play is: nothing is fixed or filtered. Two paths walk the same tree in the same order, with the
+same answers:
+
+- **batched** (the default; ``describe()`` declares ``"batch": true``, spec/protocol.md, Batches):
+  ``run_batch`` expands every turn of the batch together, level by level (``expand``): all the
+  micro actions of all the frontier states in one vmapped, jit-compiled call of pgx's move
+  (``_move`` and ``_update_playable_dice``, what its ``Env.step`` applies first, with its end of
+  turn and end of game tests), then pgx's ``_legal_action_mask`` of every distinct state a turn
+  goes on from, in one more call. Calls are made at a few fixed sizes (``SIZES``, padded), so JAX
+  compiles each function once per size. pgx's step would also roll the next turn's dice, flip
+  the board and compute its observation and a second mask: work whose results the walk never
+  reads.
+- **one state at a time** (``BGCONF_PGX_SERIAL=1``): a ``State`` stepped with pgx's public,
+  jit-compiled ``Env.step``, one micro action at a time, as this adapter did before it took
+  batches (tests/test_pgx_batch.py compares the two on the suite, in fuzzing and in a playout).
 
 Each play is answered as the step list of its micro actions (mover's numbering, 25 = bar,
 0 = off) when those steps, applied to the position, give the board pgx ended with; otherwise as
 that board in board form.
 
 ``game_result`` uses pgx's own scoring, which it applies when the fifteenth checker is borne off
-(``rewards`` = 1 single, 2 gammon, 3 backgammon): the winner is given back its last checker on the
-lowest point of its home board the loser leaves open, with that die to play, and pgx's step bears
-it off. pgx has no doubling cube: the points are its reward times the case's cube value (the stake
-of the game, outside pgx). No rule options (Jacoby, backgammon multiplier) are offered.
+(``rewards`` = ``_calc_win_score``: 1 single, 2 gammon, 3 backgammon): the winner is given back
+its last checker on the lowest point of its home board the loser leaves open, with that die to
+play, and pgx's step (batched: its mask, its move and its score) bears it off. pgx has no doubling
+cube: the points are its reward times the case's cube value (the stake of the game, outside pgx).
+No rule options (Jacoby, backgammon multiplier) are offered.
 
 Capabilities: ``legal-plays``; ``play-check`` (legal iff the play's resulting position is one of
-pgx's); ``game-result``.
+pgx's); ``game-result``; ``"batch": true`` unless the serial path is chosen.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 from conformance.engines.adapters import EngineUnavailable
 from conformance.engines.adapters.third_party import ThirdPartyAdapter, play_check_answer, plays_answer
@@ -73,31 +88,18 @@ def serial() -> bool:
     return os.environ.get(SERIAL_ENV, "") == "1"
 
 
-class Engine(NamedTuple):
-    """pgx loaded and compiled: jax, numpy, the environment, and jit-compiled functions.
-
-    One state: ``fresh(board, dice)`` (a turn start) and ``step(state, action, key)`` (pgx's
-    ``Env.step``). A batch (vmapped over a leading axis, called at the padded SIZES): ``first``
-    (board, dice) -> (playable dice, mask); ``advance`` (board, dice, playable, played, action)
-    -> (board, playable, all off, turn over); ``masks`` (board, playable) -> mask; ``score``
-    (board) -> pgx's points for a won game (1, 2 or 3). ``play_step(state, action, key)`` ->
-    (state, key): the key split, pgx's step with the half, and the other half for the next."""
-
-    jax: Any
-    np: Any
-    env: Any
-    fresh: Any
-    step: Any
-    first: Any
-    advance: Any
-    masks: Any
-    score: Any
-    play_step: Any
+Engine = namedtuple("Engine", "jax np env fresh step first advance masks score play_step")
+Engine.__doc__ = """pgx loaded and compiled: jax, numpy, the environment, and jit-compiled functions.
+One state: ``fresh(board, dice)`` (a turn start), ``step(state, action, key)`` (pgx's ``Env.step``)
+and ``play_step(state, action, key)`` -> (state, key) (the key split, pgx's step with one half).
+A batch (vmapped over a leading axis, called at the SIZES): ``first`` (board, dice) -> (playable
+dice, mask); ``advance`` (board, dice, playable, played, action) -> (board, playable, all off,
+turn over); ``masks`` (board, playable) -> mask; ``score`` (board) -> pgx's points (1, 2, 3)."""
 
 
 def load_engine() -> Engine:
-    """pgx loaded and its functions compiled, once (the batched expansion's at every size of
-    SIZES unless the serial path is chosen). Raises EngineUnavailable when pgx is not installed."""
+    """pgx loaded and its functions compiled, once. Raises EngineUnavailable when pgx is not
+    installed."""
     global _pgx
     if _pgx is not None:
         return _pgx
@@ -230,28 +232,16 @@ def _call(engine, function, n: int, arrays: tuple, *shared):
     return jax.tree_util.tree_map(lambda *leaves: np.concatenate(leaves), *parts)
 
 
-class Turns(NamedTuple):
-    """A batch of turns in progress, as numpy arrays with one row per turn (pgx's layout):
-    ``board`` (n, 28) from the mover's side, ``dice`` (n, 2) 0-based, ``playable`` (n, 4),
-    ``played`` (n,) micro actions made, ``mask`` (n, 156) pgx's legal action mask."""
-
-    board: Any
-    dice: Any
-    playable: Any
-    played: Any
-    mask: Any
+#: a batch of turns in progress, numpy arrays with one row per turn (pgx's layout): ``board``
+#: (n, 28) from the mover's side, ``dice`` (n, 2) 0-based, ``playable`` (n, 4), ``played`` (n,)
+#: micro actions made, ``mask`` (n, 156) pgx's legal action mask
+Turns = namedtuple("Turns", "board dice playable played mask")
 
 
-def turns_of(engine, states) -> Turns:
-    """The Turns of pgx States (one State or a batch, jax or numpy leaves)."""
-    np = engine.np
-
-    def rows(x, ndim):
-        x = np.asarray(x)
-        return x[None] if x.ndim < ndim else x
-
-    return Turns(rows(states._board, 2), rows(states._dice, 2), rows(states._playable_dice, 2),
-                 rows(states._played_dice_num, 1), rows(states.legal_action_mask, 2))
+def turns_of(engine, state) -> Turns:
+    """The Turns (one row) of a pgx State."""
+    return Turns(*(engine.np.asarray(x)[None] for x in (state._board, state._dice, state._playable_dice,
+                                                         state._played_dice_num, state.legal_action_mask)))
 
 
 def expand(engine, turns: Turns, movers: list[str]) -> list[dict[Position, tuple[list, list]]]:
