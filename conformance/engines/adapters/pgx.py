@@ -177,7 +177,7 @@ def _board(np, position: Position):
 def _read(board, mover: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(mover's, opponent's) 26-tuples of a pgx board kept from ``mover``'s side."""
     me, them = [0] * 26, [0] * 26
-    board = [int(n) for n in board]  # numpy or Python integers, read as Python ints once
+    board = board.tolist() if hasattr(board, "tolist") else [int(n) for n in board]  # Python ints, once
     for i in range(24):
         n = board[i]
         if n > 0:

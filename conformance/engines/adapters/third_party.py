@@ -11,7 +11,7 @@ board unchanged (spec: move.pass).
 from __future__ import annotations
 
 from conformance.engines.interface import Engine, installed_version
-from conformance.model import ModelError, Position, apply_steps, play_to_position
+from conformance.model import ModelError, Position, applied_sides, other, play_to_position
 
 
 def plays_answer(position: Position, finals: dict) -> list:
@@ -20,9 +20,11 @@ def plays_answer(position: Position, finals: dict) -> list:
     ``position``, give that position, else the position in board form (the engine's verdict
     either way; nothing is fixed or filtered)."""
     plays = []
+    mover, opponent = position.on_roll, other(position.on_roll)
     for result, steps in finals.items():
-        try:
-            same = apply_steps(position, steps) == result
+        try:  # apply_steps(position, steps) == result, without building that position
+            same = (result.on_roll == opponent
+                    and applied_sides(position, steps) == (result.side(mover), result.side(opponent)))
         except ModelError:
             same = False
         plays.append(steps if same else result.to_wire())
