@@ -59,7 +59,8 @@ class Engine:
 
     def describe(self) -> dict:
         """``{"name", "version", "capabilities": [...], "rule_options": {option: [values]},
-        "position_formats": [...]}``."""
+        "position_formats": [...]}``, and ``"batch": true`` for an engine that answers whole
+        batches in ``run_batch`` (spec/protocol.md, Batches)."""
         raise NotImplementedError
 
     def run(self, request: dict) -> dict:
