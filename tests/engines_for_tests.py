@@ -146,3 +146,24 @@ class DiesOn(ReferenceEngine):
 
 def dies_on(case_id: str):
     return DiesOn(case_id)
+
+
+class Batching(ReferenceEngine):
+    """The reference, declaring ``"batch": true``; each run_batch call's size is appended to the
+    file named by BGCONF_TEST_BATCH_LOG (one line per call)."""
+
+    def describe(self):
+        return dict(super().describe(), name="batching", batch=True)
+
+    def run_batch(self, requests):
+        import os
+
+        log = os.environ.get("BGCONF_TEST_BATCH_LOG")
+        if log:
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(f"{len(requests)}\n")
+        return super().run_batch(requests)
+
+
+def batching():
+    return Batching()

@@ -40,11 +40,14 @@ def test_the_whole_suite_passes_through_the_protocol(tmp_path):
     ("wrong-seq", "errored", "answered seq"),
     ("bad-play", "errored", "cannot be applied"),
 ])
-def test_a_fault_errors_one_case_and_the_run_goes_on(tmp_path, mode, status, fragment):
+@pytest.mark.parametrize("batch", ["", "batch"])
+def test_a_fault_errors_one_case_and_the_run_goes_on(tmp_path, mode, status, fragment, batch):
+    """One request at a time, or in run_batch messages (the engine declares ``batch``; after a
+    fault in a batch, the requests not answered are asked one at a time): the same verdicts."""
     path = tmp_path / "c.bgcase.yaml"
     path.write_text(CASES)
     report = tmp_path / "r.jsonl"
-    engine = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'broken_engine.py'))} {mode}"
+    engine = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'broken_engine.py'))} {mode} {batch}"
     proc = bgconf("run", "--engine", engine, "--cases", str(path), "--report", str(report), "--timeout", "2")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
@@ -58,6 +61,52 @@ def test_a_fault_errors_one_case_and_the_run_goes_on(tmp_path, mode, status, fra
     derived = [r for r in lines if r["scenario"]]
     assert derived and {r["status"] for r in derived} == {"pass"}
     assert any(r["id"] == "bg-GQQD" for r in derived)
+
+
+def test_an_engine_declaring_batch_is_sent_batches_with_the_same_verdicts(tmp_path):
+    """A Python engine whose describe() says ``"batch": true``, served over the protocol: its
+    hello declares it, bgconf sends run_batch messages (its run_batch sees more than one request
+    at a time), and every case gets the verdict it gets one request at a time."""
+    log = tmp_path / "sizes"
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               BGCONF_TEST_BATCH_LOG=str(log))
+    reports = {}
+    for name, engine in (("batching", "python:engines_for_tests:batching"), ("alone", SERVE)):
+        reports[name] = tmp_path / f"{name}.jsonl"
+        proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--engine", engine,
+                               "--report", str(reports[name])], capture_output=True, text=True, env=env, timeout=300)
+        assert "Traceback" not in proc.stderr, proc.stderr
+    sizes = [int(x) for x in log.read_text().split()]
+    assert max(sizes) > 1, sizes
+
+    def verdicts(path):
+        return {(r["id"], r["scenario"]): (r["status"], r.get("message")) for r in map(json.loads, path.read_text().splitlines())
+                if r.get("type") == "case"}
+
+    batched = verdicts(reports["batching"])
+    assert sum(sizes) == sum(1 for status, _ in batched.values() if status != "unsupported")
+    assert {status for status, _ in batched.values()} <= {"pass", "unsupported"}
+    assert batched == verdicts(reports["alone"])  # the reference served one request at a time
+
+
+def test_serve_answers_a_run_batch_message_in_order():
+    msgs = [{"cmd": "start", "protocol": 1, "suite": "x"},
+            {"cmd": "run_batch", "requests": [
+                {"seq": 1, "kind": "legal_plays", "case": "a", "rules": {}, "position": "start", "dice": [3, 1]},
+                {"seq": 2, "kind": "legal_plays", "case": "b", "rules": {}, "position": "start", "dice": [6, 6]},
+                {"seq": 3, "kind": "no_such_kind", "case": "c", "rules": {}}]},
+            {"cmd": "run_batch", "requests": "not a list"}, {"cmd": "stop"}]
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "serve", "python:engines_for_tests:batching"],
+                          text=True, input="".join(json.dumps(m) + "\n" for m in msgs), capture_output=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    hello, first, second, third, bad = map(json.loads, proc.stdout.splitlines())
+    assert hello["batch"] is True and "batch" not in hello["engine"]
+    assert (first["seq"], len(first["result"]["plays"])) == (1, 16)
+    assert second["seq"] == 2 and len(second["result"]["plays"]) > 1
+    assert third["seq"] == 3 and "unsupported" in third
+    assert bad["seq"] is None and "run_batch needs requests" in bad["errored"]
 
 
 def test_an_engine_that_cannot_start_is_exit_code_4(tmp_path):
@@ -100,7 +149,16 @@ def test_messages_both_ways_match_the_protocol_schema():
                           input="".join(json.dumps(m) + "\n" for m in sent), capture_output=True, timeout=120)
     received = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(received) == len(sent) - 1
-    for message in sent + received:
+    # the same requests in run_batch messages, to an engine that declares batch
+    batched = [sent[0], {"cmd": "run_batch", "requests": [{k: v for k, v in m.items() if k != "cmd"} for m in sent[1:-1]]},
+               sent[-1]]
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "serve", "python:engines_for_tests:batching"],
+                          text=True, input="".join(json.dumps(m) + "\n" for m in batched), capture_output=True,
+                          timeout=120, env=env)
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert answers[0]["batch"] is True and answers[1:] == received[1:]
+    for message in sent + received + batched + answers[:1]:
         errors = list(validator.iter_errors(message))
         assert not errors, (message, [e.message for e in errors])
 

@@ -59,7 +59,8 @@ class Engine:
 
     def describe(self) -> dict:
         """``{"name", "version", "capabilities": [...], "rule_options": {option: [values]},
-        "position_formats": [...]}``."""
+        "position_formats": [...]}``, and ``"batch": true`` for an engine that answers whole
+        batches in ``run_batch`` (spec/protocol.md, Batches)."""
         raise NotImplementedError
 
     def run(self, request: dict) -> dict:
@@ -69,14 +70,13 @@ class Engine:
             return {"unsupported": f"{type(self).__name__} has no {request.get('kind')!r} method"}
         try:
             return {"result": method(request)}
-        except Unsupported as exc:
-            return {"unsupported": str(exc)}
         except Exception as exc:  # an engine's crash is a result, not our crash
-            tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            return {"errored": tb}
+            return failure_reply(exc)
 
     def run_batch(self, requests: list[dict]) -> list[dict]:
-        """Answer many requests in order (engines that talk to a process batch here)."""
+        """Answer many requests in order, one reply per request. An engine that declares
+        ``"batch": true`` in ``describe()`` is sent whole batches here and may answer them
+        together (spec/protocol.md, Batches); this default answers each with ``run``."""
         return [self.run(r) for r in requests]
 
     def close(self) -> None:
@@ -111,6 +111,21 @@ OPTION_UNSUPPORTED = "engine does not support rule option"
 #: a play the engine's input cannot tell from another (it declares ``"hit_marks": false``): the
 #: moves as written may or may not hit on the way (spec/protocol.md, Hit marks)
 NOTATION_UNSUPPORTED = "engine's play input has no hit marks"
+
+
+def failure_reply(exc: Exception) -> dict:
+    """The reply for a request whose answer raised ``exc``: ``{"unsupported": why}`` for
+    Unsupported, else ``{"errored": "<exception type>: <message>"}``."""
+    if isinstance(exc, Unsupported):
+        return {"unsupported": str(exc)}
+    return {"errored": traceback.format_exception_only(type(exc), exc)[-1].strip()}
+
+
+def asks_in_batches(engine, info: dict) -> bool:
+    """Whether ``engine`` (described by ``info``) is sent whole batches of requests: it declares
+    ``"batch": true`` in its description (spec/protocol.md, Batches), or is a Python engine
+    whose class sets ``BATCHES`` (the older spelling of the same declaration)."""
+    return info.get("batch") is True or bool(getattr(engine, "BATCHES", False))
 
 
 class _Wrapped(Engine):

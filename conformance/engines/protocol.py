@@ -15,6 +15,9 @@ Messages (protocol version 1)::
         "rule_options": {...}, "position_formats": [...]}
     -> {"cmd": "run", "seq": 7, "case": "bg-7Q3K", "kind": "legal_plays", "rules": {...}, ...}
     <- {"seq": 7, "result": {...}} | {"seq": 7, "unsupported": "why"} | {"seq": 7, "errored": "why"}
+    -> {"cmd": "run_batch", "requests": [{"seq": 8, ...}, {"seq": 9, ...}]}   (engines whose hello
+    <- {"seq": 8, ...}                                                        says "batch": true)
+    <- {"seq": 9, ...}
     -> {"cmd": "stop"}
 """
 
@@ -30,7 +33,7 @@ import time
 from typing import IO
 
 from conformance import __version__
-from conformance.engines.interface import Engine
+from conformance.engines.interface import Engine, asks_in_batches, failure_reply
 from conformance.engines.process import EngineProcess as _Process, LineTooLong
 
 PROTOCOL = 1
@@ -54,6 +57,8 @@ def _hello_problem(hello: dict) -> str | None:
         return f"rule_options is {str(options)[:80]}, not an object of option: [values]"
     if "position_formats" in hello and not strings(hello["position_formats"]):
         return f"position_formats is {str(hello['position_formats'])[:80]}, not a list of names"
+    if "batch" in hello and not isinstance(hello["batch"], bool):
+        return f"batch is {str(hello['batch'])[:80]}, not true or false"
     if "engine" in hello and not isinstance(hello["engine"], dict):
         return f"engine is {str(hello['engine'])[:80]}, not an object"
     return None
@@ -176,6 +181,9 @@ class CommandEngine(Engine):
                 "rule_options": hello.get("rule_options", {}),
                 "position_formats": hello.get("position_formats", ["board"])}
         info.setdefault("name", self.argv[0])
+        info.pop("batch", None)
+        if hello.get("batch") is True:  # the engine takes run_batch messages (spec/protocol.md, Batches)
+            info["batch"] = True
         if self._info is None:
             self._info = info
         return proc
@@ -298,9 +306,72 @@ class CommandEngine(Engine):
             proc.answered += 1
         return reply
 
+    @property
+    def BATCHES(self) -> bool:  # noqa: N802 (the name Python engines set as a class attribute)
+        """Whether the engine declared ``"batch": true`` in its hello: then ``run_batch`` sends
+        whole batches (spec/protocol.md, Batches), and the harness gives it whole batches."""
+        return bool(self._info and self._info.get("batch") is True)
+
     def run_batch(self, requests: list[dict]) -> list[dict]:
-        """``run`` for each request, in order."""
-        return [self.run(r) for r in requests]
+        """Answer ``requests`` in order, one reply each, as ``run`` gives them. To an engine that
+        declared ``"batch": true`` they go in one ``run_batch`` message (spec/protocol.md,
+        Batches); when the engine faults during it, the process is stopped and the requests not
+        yet answered are asked one at a time with ``run``. To any other engine, ``run`` each."""
+        if len(requests) < 2 or not self.BATCHES:
+            return [self.run(r) for r in requests]
+        replies = self._batch(requests)
+        return replies + [self.run(r) for r in requests[len(replies):]]
+
+    def _batch(self, requests: list[dict]) -> list[dict]:
+        """Send ``requests`` in one run_batch message and read their replies in order; the
+        replies read before a fault (all of them when none happens). A crash or a hang is an
+        incident laid on the request whose reply was due, and a failure of the crash policy;
+        any fault is a warning too."""
+        proc = self._ready()
+        if proc is None:
+            return []
+        first = self._seq + 1
+        self._seq += len(requests)
+        replies: list[dict] = []
+        # the engine may answer the whole batch at once: it has the time of every request
+        wait = self.timeout * len(requests)
+        deadline = time.monotonic() + wait
+
+        def failed(kind: str | None, message: str) -> list[dict]:
+            due = requests[len(replies)]
+            if kind:
+                self._asking = due
+                self.incident(kind, message)
+                self._asking = None
+            self._drop(proc)
+            self._failure(message)
+            self.warnings.append(f"{due.get('case')}: {message} during a batch of {len(requests)} requests;"
+                                 f" the {len(requests) - len(replies)} not answered were asked one at a time")
+            return replies
+
+        try:
+            proc.send({"cmd": "run_batch",
+                       "requests": [{"seq": first + i, **r} for i, r in enumerate(requests)]}, self.timeout)
+            while len(replies) < len(requests):
+                line = proc.receive(max(deadline - time.monotonic(), 0.0))
+                if line is None:
+                    return failed("crash", f"engine crashed: {proc.why_dead()}")
+                if self._stale(line):
+                    continue
+                reply = self._parse(line, first + len(replies))
+                if reply.get("fault"):
+                    return failed(None, reply["errored"].removesuffix(" (the engine was restarted)"))
+                if proc.answered:
+                    self._failures = 0  # a process answered a second request: it is sound again
+                proc.answered += 1
+                replies.append(reply)
+        except TimeoutError:
+            return failed("hang", f"no answer within {wait:g} s ({self.timeout:g} s per request of the batch)")
+        except OSError:
+            return failed("crash", f"engine crashed: {proc.why_dead()}")
+        except LineTooLong as exc:
+            return failed(None, str(exc))
+        return replies
 
     def _stale(self, line: str) -> bool:
         """Whether ``line`` repeats a reply to a request already answered (then it is
@@ -424,15 +495,25 @@ def serve(engine: Engine, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdo
             if not isinstance(info, dict):
                 print(f"bgconf serve: the engine's describe() returned {info!r}, not a dict", file=sys.stderr)
                 return 4
-            send({"protocol": PROTOCOL,
-                  "engine": {k: v for k, v in info.items()
-                             if k not in ("capabilities", "rule_options", "position_formats")},
-                  "capabilities": info.get("capabilities", []),
-                  "rule_options": info.get("rule_options", {}),
-                  "position_formats": info.get("position_formats", ["board"])})
+            hello = {"protocol": PROTOCOL,
+                     "engine": {k: v for k, v in info.items()
+                                if k not in ("capabilities", "rule_options", "position_formats", "batch")},
+                     "capabilities": info.get("capabilities", []),
+                     "rule_options": info.get("rule_options", {}),
+                     "position_formats": info.get("position_formats", ["board"])}
+            if asks_in_batches(engine, info):
+                hello["batch"] = True
+            send(hello)
         elif cmd == "run":
             request = {k: v for k, v in message.items() if k not in ("cmd", "seq")}
             send({"seq": message.get("seq"), **engine.run(request)})
+        elif cmd == "run_batch":
+            items = message.get("requests")
+            if not isinstance(items, list) or not all(isinstance(x, dict) for x in items):
+                send({"seq": None, "errored": "run_batch needs requests, a list of run messages without cmd"})
+                continue
+            for item, reply in zip(items, _batch_replies(engine, items)):
+                send({"seq": item.get("seq"), **reply})
         elif cmd == "stop":
             break
         else:
@@ -440,6 +521,20 @@ def serve(engine: Engine, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdo
                   "errored": f"unknown cmd {cmd!r}"})
     engine.close()
     return 0
+
+
+def _batch_replies(engine: Engine, items: list[dict]) -> list[dict]:
+    """The engine's replies to the requests of a run_batch message, one per request: an engine
+    whose run_batch raises or answers the wrong number gives each request an ``errored``."""
+    requests = [{k: v for k, v in item.items() if k not in ("cmd", "seq")} for item in items]
+    try:
+        replies = engine.run_batch(requests)
+    except Exception as exc:
+        return [failure_reply(exc)] * len(requests)
+    if not isinstance(replies, list) or len(replies) != len(requests):
+        got = len(replies) if isinstance(replies, list) else type(replies).__name__
+        return [{"errored": f"the engine's run_batch answered {got} of {len(requests)} requests"}] * len(requests)
+    return replies
 
 
 def serve_command(name: str) -> str:

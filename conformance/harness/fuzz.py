@@ -9,8 +9,9 @@ How a campaign runs, in two phases:
 1. **Search.** Hypothesis draws one 64-bit seed per batch (``@seed(S)``, ``database=None``,
    generate phase only, so a run is a function of the seed); the seed expands to the bytes
    of ``batch`` examples, each decoded by ``strategies.decode_example``. The batch goes to
-   the engine in one ``run_batch`` call (one pipe round trip per request for process
-   engines, which stay up), and every answer is checked against the reference. Drawing a
+   the engine in one ``run_batch`` call (one run_batch message for a process engine that
+   declares ``batch``, spec/protocol.md, Batches; else one round trip per request; process
+   engines stay up), and every answer is checked against the reference. Drawing a
    seed instead of each position keeps Hypothesis's cost per position near zero: a
    Hypothesis draw costs tens of microseconds, a position drawn checker by checker costs
    milliseconds.

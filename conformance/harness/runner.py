@@ -16,7 +16,8 @@ from typing import Callable, Iterable
 
 from conformance.cases import Case
 from conformance.harness.compare import Outcome, compare
-from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED, Engine
+from conformance.engines.interface import (CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED, Engine,
+                                           asks_in_batches)
 from conformance.model import RULE_DEFAULTS, point_name, unmarked_hit_points
 
 
@@ -94,8 +95,8 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
     """Run ``cases`` on ``engine``; return one CaseResult per case, in order.
 
     ``progress`` is called after each result, as soon as it is known: requests go one
-    at a time, except to engines that set ``BATCHES`` (one process answers a whole
-    batch of ``batch_size`` at once), so an interruption loses no answered case.
+    at a time, except to engines that declare ``"batch": true`` (spec/protocol.md, Batches;
+    ``asks_in_batches``), which are given batches of ``batch_size`` at once, so an interruption loses no answered case.
     ``strict_sets``: a legal_plays reply listing a play twice fails (spec: protocol,
     duplicates). Never raises for engine faults; KeyboardInterrupt propagates, after the
     answer to the request in flight, when the engine gives it within its grace
@@ -107,7 +108,7 @@ def run_cases(engine: Engine, cases: Iterable[Case], *, batch_size: int = 200,
     if progress:
         for i in sorted(results):
             progress(results[i])
-    size = batch_size if getattr(engine, "BATCHES", False) else 1
+    size = batch_size if asks_in_batches(engine, info) else 1
     incidents = getattr(engine, "incidents", None)
     for start in range(0, len(todo), size):
         chunk = todo[start:start + size]

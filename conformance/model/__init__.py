@@ -18,6 +18,7 @@ from .xgid import XGID_FIELDS, decode_xgid, decode_xgid_fields, decode_xgid_stat
 from .play import (
     Step,
     apply_steps,
+    applied_sides,
     dice_moves,
     format_play,
     notation_to_position,
@@ -41,7 +42,7 @@ __all__ = [
     "encode_match_id", "encode_state_dict", "decode_xgid_state", "encode_xgid_state",
     "FibsBoard", "MONEY_LENGTH", "decode_fibs_board", "encode_fibs_board", "fibs_state_differences",
     "BAR", "CHECKERS", "OFF", "SIDES", "START_POINTS", "CodecError", "DiceError", "ModelError",
-    "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "check_sides",
+    "NotationError", "FalseHitMark", "Position", "PositionError", "Step", "apply_steps", "applied_sides", "check_sides",
     "decode_position_id", "dice_moves", "encode_position_id", "format_play",
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
     "point_name", "play_text", "unmarked_hit_points", "read_position", "read_position_text", "EVENT_TYPES", "parse_event", "swap_event", "written_moves",

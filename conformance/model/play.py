@@ -86,12 +86,20 @@ def apply_steps(position: Position, steps: Iterable[Sequence[int]]) -> Position:
     ``steps``: iterable of ``(from, to)`` (25 = bar, 0 = off), in order.
     Raises NotationError naming the first step that is physically impossible.
     """
+    me, opp = applied_sides(position, steps)
+    return Position.from_mover(position.on_roll, me, opp).passed()
+
+
+def applied_sides(position: Position, steps: Iterable[Sequence[int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``apply_steps`` without building the position: (mover's, opponent's) 26-tuples after the
+    steps (each in its own numbering; a side whose steps were possible keeps its 15 checkers).
+    Raises NotationError naming the first step that is physically impossible."""
     me, opp = list(position.mover), list(position.opponent)
     for step in steps:
         if len(step) != 2:
             raise NotationError(f"a step is [from, to], not {list(step)!r}")
         _move(me, opp, int(step[0]), int(step[1]), position.on_roll)
-    return Position.from_mover(position.on_roll, tuple(me), tuple(opp)).passed()
+    return tuple(me), tuple(opp)
 
 
 # -- notation parsing -----------------------------------------------------------

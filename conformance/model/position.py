@@ -54,7 +54,8 @@ def check_sides(x: tuple[int, ...], o: tuple[int, ...]) -> None:
     for name, side in (("x", x), ("o", o)):
         if len(side) != 26:
             raise PositionError(f"side {name} has {len(side)} slots, expected 26")
-        if any((not isinstance(n, int)) or n < 0 for n in side):
+        # the types first (map in C: this check runs for every position built), then the signs
+        if not all(issubclass(t, int) for t in set(map(type, side))) or min(side) < 0:
             raise PositionError(f"side {name} has a negative or non-integer count")
         on_board = sum(side[1:])
         if on_board > CHECKERS:
@@ -159,8 +160,9 @@ class Position:
         return Position(on_roll, self.x, self.o)
 
     def passed(self) -> "Position":
-        """The same board with the other side on roll."""
-        return Position(other(self.on_roll), self.x, self.o)
+        """The same board with the other side on roll (the board is this position's, already
+        checked: it is not checked again)."""
+        return Position.trusted(other(self.on_roll), self.x, self.o)
 
     def swap_colours(self) -> "Position":
         """The same game with the names x and o exchanged (board and turn)."""

@@ -88,7 +88,8 @@ class GnubgEngine:
     block to end the process.
     """
 
-    #: the runner sends whole batches (one gnubg script answers many requests)
+    #: the harness sends whole batches (one gnubg script answers many requests); describe() says
+    #: the same with ``"batch": true``, the declaration any engine can make
     BATCHES = True
 
     name = "gnubg"
@@ -174,7 +175,7 @@ class GnubgEngine:
 
     def describe(self) -> dict:
         """Identity and abilities: ``{"name", "version", "capabilities", "rule_options",
-        "position_formats"}`` (``rule_options``: the values gnubg has a setting for, see
+        "position_formats", "batch"}`` (``rule_options``: the values gnubg has a setting for, see
         RULE_OPTIONS). ``version`` is gnubg's own version line (e.g.
         ``GNU Backgammon 1.07.001 20230103``); finding it starts the process.
         Raises ``EngineUnavailable`` when the program cannot be driven.
@@ -192,6 +193,7 @@ class GnubgEngine:
                              "game-result", "cube", "match", "opening-roll", "game-record"],
             "rule_options": {name: list(values) for name, values in RULE_OPTIONS.items()},
             "position_formats": ["board", "gnubg_id"],
+            "batch": True,  # one command script answers a whole batch (spec/protocol.md, Batches)
         }
 
     def run(self, request: dict) -> dict:
