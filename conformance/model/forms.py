@@ -47,7 +47,7 @@ def read_position(data: Any, variant: str = "standard") -> Position:
     return Position.from_dict(data, variant)
 
 
-def read_position_text(text: str) -> tuple[Position, IdState | None]:
+def read_position_text(text: str, variant: str = "standard") -> tuple[Position, IdState | None]:
     """A position written on one line, as a command line takes it -> (Position, the state beside
     the board or None when the text carries none).
 
@@ -56,10 +56,12 @@ def read_position_text(text: str) -> tuple[Position, IdState | None]:
     Match ID gives the side on roll, dice, cube and score); an ``XGID=...``; a FIBS
     ``board:...`` line (its dice, cube and score). Raises CodecError (an ID that does not decode)
     or another ModelError (a state that cannot be), each naming the offending field.
+    ``variant`` (spec: variant.option) gives ``start`` and a Position ID's checker count.
     """
     text = text.strip()
+    checkers = variant_checkers(variant)
     if text == "start":
-        return Position.start(), None
+        return Position.start(variant=variant), None
     if text.startswith("XGID="):
         return decode_xgid_state(text)
     if text.startswith("board:"):
@@ -71,6 +73,6 @@ def read_position_text(text: str) -> tuple[Position, IdState | None]:
                          f" FIBS board: line")
     position_id, _, match_id = text.partition(":")
     if not match_id:
-        return decode_position_id(position_id), None
+        return decode_position_id(position_id, checkers=checkers), None
     state = decode_match_id(match_id)
-    return decode_position_id(position_id, on_roll=state.on_roll), state
+    return decode_position_id(position_id, on_roll=state.on_roll, checkers=checkers), state
