@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from conformance.commands.common import (
-    EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, add_engine_options, err, interruptible, open_engine,
+    EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, add_engine_options, add_variant_option, err, interruptible, open_engine,
     positive_int, shard, signal_name,
 )
 from conformance.harness.found_cases import check_case, fresh_ids
@@ -100,7 +100,8 @@ def add_parser(subparsers) -> None:
                "  4  the engine is unknown, not installed or could not be started\n"
                "  130, 143  interrupted by SIGINT, SIGTERM\n\nexamples:\n"
                "  bgconf fuzz --engine gnubg --examples 2000 --seed 1\n"
-               "  bgconf fuzz --engine reference --examples 5000 --kind all",
+               "  bgconf fuzz --engine reference --examples 5000 --kind all\n"
+               "  bgconf fuzz --engine gnubg --variant hypergammon-3 --kind all",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--engine", required=True, help="reference, gnubg, cmd:COMMAND, python:module:factory, ...")
     p.add_argument("--examples", type=positive_int, default=1000, metavar="N", help="inputs per kind (default 1000)")
@@ -116,6 +117,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--shard", type=shard, default=WHOLE, metavar="K/N",
                    help="search only shard K of N of the campaign's batches (every N-th batch from the K-th; the"
                         " N shards of one --seed and --examples ask exactly the inputs of the whole campaign)")
+    add_variant_option(p, "fuzz positions of that many checkers a side, asked")
     add_engine_options(p)
     p.set_defaults(func=cmd_fuzz)
 
@@ -129,6 +131,10 @@ def cmd_fuzz(args) -> int:
     asked = args.kind or ["legal_plays"]
     kinds = list(KINDS) if "all" in asked else list(dict.fromkeys(asked))
     chosen = [k for k in kinds if CAPABILITY[k] in caps]
+    if args.variant not in (info.get("rule_options") or {}).get("variant", ["standard"]):
+        engine.close()
+        err(f"engine {args.engine!r} does not declare the variant {args.variant} (its rule_options)")
+        return EXIT_USAGE
     for k in kinds:
         if k not in chosen:
             err(f"skipped {k}: engine {args.engine!r} does not declare {CAPABILITY[k]}")
@@ -140,11 +146,12 @@ def cmd_fuzz(args) -> int:
     try:
         with interruptible():
             for kind in chosen:
-                print(f"bgconf fuzz: {label}, {kind}, seed {args.seed}, {args.examples} examples in batches of"
+                print(f"bgconf fuzz: {label}, {kind}" + (f", {args.variant}" if args.variant != "standard" else "")
+                      + f", seed {args.seed}, {args.examples} examples in batches of"
                       f" {args.batch}" + (f", shard {args.shard}" if args.shard.n > 1 else ""), flush=True)
                 camp = run_campaign(engine, args.engine, kind, args.examples, args.seed, batch=args.batch,
                                     max_mismatches=args.max_mismatches, info=info, do_shrink=not args.no_shrink,
-                                    shard=args.shard)
+                                    shard=args.shard, variant=args.variant)
                 given_up = getattr(engine, "given_up", None)
                 if given_up:  # what it found after that is the give-up, not a rule bug
                     err(f"{given_up}; the fuzz run is incomplete")

@@ -276,7 +276,8 @@ def _quiet(**kw) -> settings:
 
 def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch: int = 100,
            rule_options: dict | None = None, max_groups: int = 1,
-           progress: Callable[[int], None] | None = None, shard: Shard = WHOLE) -> tuple[Campaign, list[tuple]]:
+           progress: Callable[[int], None] | None = None, shard: Shard = WHOLE,
+           variant: str = "standard") -> tuple[Campaign, list[tuple]]:
     """Phase 1: ``examples`` inputs of ``kind`` in batches; returns the campaign counts
     and, per group of similar mismatches (category and situation; at most
     ``max_groups``; the search stops when that many are found), the first mismatching
@@ -301,7 +302,7 @@ def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch
         # the run's seed goes in too: Hypothesis starts every run with the simplest draw (0)
         blob = random.Random((seed << 64) | batch_seed).randbytes(n * size)
         chunks = [blob[i * size:(i + 1) * size] for i in range(n)]
-        exs = [decode_example(kind, c, rule_options) for c in chunks]
+        exs = [decode_example(kind, c, rule_options, variant) for c in chunks]
         try:
             replies = engine.run_batch([e.request() for e in exs])
         except Exception as exc:  # the adapter itself failed: every request of the batch errored
@@ -330,7 +331,7 @@ def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch
 
 
 def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
-           rule_options: dict | None = None) -> tuple[bytes, Question, dict, Mismatch, int] | None:
+           rule_options: dict | None = None, variant: str = "standard") -> tuple[bytes, Question, dict, Mismatch, int] | None:
     """Phase 2: let Hypothesis shrink the failing example ``data`` (its bytes). Returns
     (bytes, example, reply, mismatch, test calls) of the minimal failing example, or
     None when the failure does not reproduce (a flaky engine)."""
@@ -343,7 +344,7 @@ def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
     @given(st.binary(min_size=size, max_size=size))
     def one(blob: bytes) -> None:
         calls[0] += 1
-        ex = decode_example(kind, blob, rule_options)
+        ex = decode_example(kind, blob, rule_options, variant)
         try:
             reply = engine.run_batch([ex.request()])[0]
         except Exception as exc:
@@ -370,19 +371,20 @@ def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
 
 def run_campaign(engine, engine_name: str, kind: str, examples: int, seed: int, *, batch: int = 100,
                  max_mismatches: int = 1, info: dict | None = None, do_shrink: bool = True,
-                 progress: Callable[[int], None] | None = None, shard: Shard = WHOLE) -> Campaign:
+                 progress: Callable[[int], None] | None = None, shard: Shard = WHOLE,
+                 variant: str = "standard") -> Campaign:
     """Search (only ``shard``'s batches), then shrink each group of mismatches (at most
-    ``max_mismatches``)."""
+    ``max_mismatches``); the inputs are positions of ``variant`` (spec: variant.option)."""
     info = info if info is not None else engine.describe()
     options = info.get("rule_options") or {}
     oracle = Oracle()
     camp, groups = search(engine, oracle, kind, examples, seed, batch=batch, rule_options=options,
-                          max_groups=max_mismatches, progress=progress, shard=shard)
+                          max_groups=max_mismatches, progress=progress, shard=shard, variant=variant)
     camp.engine = engine_name
     seen: dict[tuple, Finding] = {}
     for (chunk, ex, reply, verdict, index), count in groups:
         t0 = time.perf_counter()
-        got = shrink(engine, oracle, kind, chunk, seed, options) if do_shrink else None
+        got = shrink(engine, oracle, kind, chunk, seed, options, variant) if do_shrink else None
         if got is None:
             finding = Finding(ex, reply, verdict, index, count, shrunk=False, data=chunk)
         else:
