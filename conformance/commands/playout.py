@@ -62,6 +62,12 @@ def run(args) -> int:
         check_outputs({"--report": args.report, "--write-cases": args.write_cases})
     except CommandExit as stop:
         return stop.code
+    from conformance.harness.openspiel import GAME_PARAMETERS
+
+    plays_variant = {"openspiel": GAME_PARAMETERS, "pgx": ("standard",)}[args.engine]
+    if args.variant not in plays_variant:
+        err(f"{args.engine} does not play {args.variant}; it plays {', '.join(plays_variant)}")
+        return EXIT_USAGE
     if args.engine == "pgx":
         from conformance.engines.adapters import EngineUnavailable
         from conformance.engines.adapters.pgx import load_engine
@@ -75,11 +81,12 @@ def run(args) -> int:
         play, about = play_game_pgx, "(backgammon environment, its own dice and scoring)"
     else:
         try:
-            engine_game, version = load_openspiel()
+            engine_game, version = load_openspiel(args.variant)
         except OpenSpielUnavailable:
             print(f"bgconf: {INSTALL_HINT}", file=sys.stderr)
             return EXIT_NO_ENGINE
-        play, about = play_game, "(backgammon, scoring_type=full_scoring)"
+        extra = "".join(f", {k}={str(v).lower()}" for k, v in GAME_PARAMETERS[args.variant].items())
+        play, about = play_game, f"(backgammon, scoring_type=full_scoring{extra})"
     label = LABELS[args.engine]
     numbers = [args.game] if args.game else [g for g in range(1, args.games + 1) if args.shard.owns(g - 1)]
     totals = Totals()
@@ -193,6 +200,13 @@ The summary also counts the rule situations the compared positions met (doubles,
 bar, a closed board, hits, bearing off, with a larger die, no play, one die only, the
 larger die forced, part of a double), so a run shows what it exercised.
 
+--variant hypergammon-3 plays OpenSpiel's game with its hyper_backgammon parameter (3
+checkers a side, spec/rules.md variant.hypergammon); the positions and the end of each game
+are compared with the reference in that variant. OpenSpiel plays no other variant, and
+pgx only the standard game. OpenSpiel scores a game only by its returns: no cube and no
+match (money play, a centred cube of 1); its default scoring_type, winloss_scoring,
+counts every win 1, so this command asks for full_scoring (1/2/3).
+
 Every disagreement is printed with the board, the dice, the spec clause, the plays
 OpenSpiel misses and those it allows illegally (with the reason), and a ready case
 (fresh id, the reference's exact plays, provenance "OpenSpiel playout, seed S, game
@@ -205,6 +219,7 @@ examples:
   bgconf playout --engine openspiel --games 200 --seed 1
   bgconf playout --engine openspiel --games 50 --seed 7 --report os.jsonl --write-cases os.bgcase.yaml
   bgconf playout --engine openspiel --seed 1 --game 17      (replay game 17 of seed 1)
+  bgconf playout --engine openspiel --variant hypergammon-3 --games 200 --seed 1
   bgconf playout --engine pgx --games 100 --seed 1
 
 exit codes:
@@ -238,4 +253,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--max-mismatches", type=count, default=20, metavar="N",
                    help="print at most N mismatches in full (default 20)")
     p.add_argument("-v", "--verbose", action="store_true", help="print one line per game")
+    from conformance.commands.common import add_variant_option
+
+    add_variant_option(p, "play the games")
     p.set_defaults(func=run)

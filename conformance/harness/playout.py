@@ -27,8 +27,8 @@ from typing import Sequence
 
 from conformance.model import BAR, OFF, Cube, Match, Position, effective_rules, format_play, other
 
-from conformance.harness.openspiel import (OPENSPIEL_DIST, SIDE, EnginePlay, openspiel_plays, read_dice,
-                                           read_position, read_scores)
+from conformance.harness.openspiel import (GAME_PARAMETERS, OPENSPIEL_DIST, SIDE, EnginePlay, checkers_of,
+                                           openspiel_plays, read_dice, read_position, read_scores)
 
 ENGINES = ("openspiel", "pgx")  # the engines a playout drives through their own game API
 LABELS = {"openspiel": "OpenSpiel", "pgx": "pgx"}
@@ -187,15 +187,19 @@ class OpenSpielUnavailable(RuntimeError):
     """pyspiel cannot be imported."""
 
 
-def load_openspiel():
-    """(game, version): OpenSpiel's backgammon with full scoring. Raises OpenSpielUnavailable."""
+def load_openspiel(variant: str = "standard"):
+    """(game, version): OpenSpiel's backgammon with full scoring, in ``variant`` (spec:
+    variant.option; OpenSpiel plays ``standard`` and, with its ``hyper_backgammon`` parameter,
+    ``hypergammon-3``: harness.openspiel.GAME_PARAMETERS). Raises OpenSpielUnavailable, or
+    KeyError for a variant OpenSpiel does not play."""
+    parameters = GAME_PARAMETERS[variant]
     try:
         import pyspiel
     except ImportError as exc:
         raise OpenSpielUnavailable(str(exc)) from None
     from conformance.engines.interface import installed_version
 
-    game = pyspiel.load_game("backgammon", {"scoring_type": "full_scoring"})
+    game = pyspiel.load_game("backgammon", {"scoring_type": "full_scoring", **parameters})
     return game, installed_version(OPENSPIEL_DIST) or "unknown"
 
 
@@ -283,7 +287,8 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
         turn_start = False
     # the end of the game
     off = read_scores(state)
-    if 15 not in off:  # OpenSpiel's own turn limit (max_player_turns) ended it
+    checkers = checkers_of(state)
+    if checkers not in off:  # OpenSpiel's own turn limit (max_player_turns) ended it
         record.status = "truncated"
         return record
     final = read_position(state, other(SIDE[last_mover]))
@@ -291,7 +296,7 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
     os_winner = SIDE[0 if returns[0] > 0 else 1]
     record.winner = os_winner
     record.engine_points = int(round(max(returns)))
-    ref = game_result(final, Cube(), Match(), effective_rules({}))
+    ref = game_result(final, Cube(), Match(), effective_rules({"variant": _variant_of(checkers)}))
     record.reference = ref
     if ref["winner"] != os_winner or ref["points"] != record.engine_points:
         record.status = "mismatch"
@@ -357,6 +362,17 @@ def _position_form(position: Position) -> dict:
     return {"on_roll": position.on_roll, "x": _side_form(position.x), "o": _side_form(position.o)}
 
 
+def _rules_form(position: Position) -> dict:
+    """``{"rules": {"variant": ...}}`` for a position of a hypergammon variant, else nothing."""
+    variant = _variant_of(position.checkers)
+    return {} if variant == "standard" else {"rules": {"variant": variant}}
+
+
+def _variant_of(checkers: int) -> str:
+    """The variant of a game with ``checkers`` a side (spec: variant.checkers): standard for 15."""
+    return "standard" if checkers == 15 else f"hypergammon-{checkers}"
+
+
 def fresh_ids(seed: int):
     """Ids as ``bgconf new-id`` makes them (not used in the suite, not retired), drawn from
     a generator seeded by ``seed`` so that a playout's output is reproducible."""
@@ -385,6 +401,7 @@ def make_case(m: Mismatch, seed: int, case_id: str, version: str) -> dict:
                      f"{'s' if ref['points'] != 1 else ''} ({label} playout)",
             "kind": "game_result", "spec": m.anchors,
             "tags": [t for t in ("gammon", "backgammon", "money") if t in (ref["result"], "money")],
+            **_rules_form(m.position),
             "position": _position_form(m.position),
             "expect": {"winner": ref["winner"], "result": ref["result"], "points": ref["points"]},
             "comment": f"{label} {version}{' (full_scoring)' if m.engine == 'openspiel' else ''} scores this"
@@ -405,6 +422,7 @@ def make_case(m: Mismatch, seed: int, case_id: str, version: str) -> dict:
         "kind": "legal_plays",
         "spec": m.anchors,
         **({"tags": tags} if (tags := _tags(m.position, m.dice, m.anchors, m.expected)) else {}),
+        **_rules_form(m.position),
         "position": _position_form(m.position),
         "dice": [d1, d2],
         "expect": {"plays": list(m.expected)},
