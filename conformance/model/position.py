@@ -280,7 +280,8 @@ def _parse_side(name: str, spec: Mapping, checkers: int = CHECKERS) -> tuple[int
         want = checkers - on_board
         raise PositionError(
             f"side {name}: off is given as {spec['off']!r} but {on_board} checkers are on the"
-            f" board and bar, so off must be {want}" if "off" in spec else
+            f" board and bar, so off must be {want} (a side has {CHECKERS} checkers, or 1, 2 or 3 in"
+            f" hypergammon)" if "off" in spec else
             f"side {name} has {on_board} checkers on the board and bar; at most {checkers}")
     board[OFF] = off
     return tuple(board)
