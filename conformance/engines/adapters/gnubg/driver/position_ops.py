@@ -92,6 +92,9 @@ def op_moves_accepted(req):
     if not isinstance(moves, list) or not all(isinstance(m, str) and m.strip() for m in moves):
         raise RequestError("moves must be a list of non-empty notation strings")
     accepted, boards = [], []
+    # a fresh session: each move taken is kept in gnubg's game record, and a record of many
+    # thousands of moves slows every later command down
+    _command("new session")
     for move in moves:
         _set_board(pid, board)
         msgs = _command("set dice %d %d" % (d1, d2))
