@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from conformance.model import BAR, OFF, Position, other
+from conformance.model import BAR, OFF, Position, PositionError, check_variant, other
 from conformance.model.game import Cube, Match
 
 
@@ -26,11 +26,17 @@ def game_result(position: Position, cube: Cube, match: Match, rules: dict) -> di
     ``backgammon_multiplier`` times (spec: score.backgammon-multiplier); under
     the Jacoby rule, in money play with the cube never turned (centred),
     gammons and backgammons count single (spec: cube.jacoby,
-    match.money-options). Raises GameRuleError when no side has borne off 15.
+    match.money-options). Raises GameRuleError when no side has borne off all its checkers
+    (15, or 1, 2, 3 in hypergammon: spec: variant.checkers) or when the position is not one of
+    ``rules["variant"]`` (spec: variant.hypergammon-scoring: the same results with N checkers).
     """
-    winners = [s for s in ("x", "o") if position.side(s)[OFF] == 15]
+    try:
+        check_variant(position, rules["variant"])
+    except PositionError as exc:
+        raise GameRuleError(str(exc)) from None
+    winners = [s for s in ("x", "o") if position.side(s)[OFF] == position.checkers]
     if len(winners) != 1:
-        raise GameRuleError("the game is not over: no side has borne off all 15 checkers")
+        raise GameRuleError(f"the game is not over: no side has borne off all {position.checkers} checkers")
     winner = winners[0]
     loser = position.side(other(winner))
     if loser[OFF] > 0:

@@ -21,7 +21,7 @@ ROLL_SETS = {
 
 
 def _finished(position: Position) -> bool:
-    return position.x[OFF] == 15 or position.o[OFF] == 15
+    return position.x[OFF] == position.checkers or position.o[OFF] == position.checkers
 
 
 def successors(position: Position, roll: tuple[int, int]) -> list[Position]:

@@ -285,16 +285,17 @@ class Step(NamedTuple):
 
 
 def start(match: Match, position: Position | None = None, cube: Cube | None = None,
-          starts: str = "opening_roll", record: bool = False) -> State:
+          starts: str = "opening_roll", record: bool = False, variant: str = "standard") -> State:
     """The state at the start of a game: from ``position`` (a game in progress, its side on
     roll) or the starting position, with an opening throw (``starts`` "opening_roll") or
     with the roll of the side ``starts`` (spec: record.next-game, session.winner-starts).
-    ``record``: the match record dialect. Never raises."""
+    ``record``: the match record dialect; ``variant`` gives the starting position (spec:
+    variant.option). Never raises for a known variant."""
     cube = cube or Cube()
     if position is not None:
         return State("before_roll", match, cube, position, position.on_roll, record=record)
     if starts in ("x", "o"):
-        return State("before_roll", match, cube, Position.start(starts), starts, record=record)
+        return State("before_roll", match, cube, Position.start(starts, variant), starts, record=record)
     return State("opening", match, cube, record=record)
 
 
@@ -323,7 +324,7 @@ def replay(match: Match, games: Sequence[dict], rules: dict, using: SimpleNamesp
     answers: list[dict] = []
     state: State | None = None
     for number, game in enumerate(games, 1):
-        state = _begin(state, match, game, number)
+        state = _begin(state, match, game, number, rules["variant"])
         for wire in game["events"]:
             done = step(state, Event.from_wire(wire), rules, using)
             state = done.state
@@ -334,7 +335,7 @@ def replay(match: Match, games: Sequence[dict], rules: dict, using: SimpleNamesp
     return answers
 
 
-def _begin(before: State | None, match: Match, game: dict, number: int) -> State:
+def _begin(before: State | None, match: Match, game: dict, number: int, variant: str = "standard") -> State:
     """The state at the start of game ``number`` (spec: record.next-game)."""
     starts = "opening_roll"
     if before is not None:
@@ -345,7 +346,7 @@ def _begin(before: State | None, match: Match, game: dict, number: int) -> State
             raise RecordOrderError(f"game {number} begins after the match is over")
         match = Match(match.length, after["score"], after["crawford"], after["post_crawford"])
         starts = after["next_starts"]
-    return start(match, game.get("position"), game.get("cube"), starts)
+    return start(match, game.get("position"), game.get("cube"), starts, variant=variant)
 
 
 def _apply(state: State, event: Event, rules: dict, fns: SimpleNamespace) -> State:
@@ -372,7 +373,7 @@ def _apply(state: State, event: Event, rules: dict, fns: SimpleNamespace) -> Sta
     if state.record and state.position is None:
         # no opening throw is written: the side of the first play starts, with the numbers it plays
         state = state._replace(moment="before_roll" if state.moment == "opening" else state.moment,
-                        position=Position.start(side), on_roll=side)
+                        position=Position.start(side, rules["variant"]), on_roll=side)
     if state.moment == "opening":
         raise _Refused("wrong-moment")
     if side != state.on_roll:
@@ -404,7 +405,7 @@ def _opening(state: State, dice: tuple[int, int], rules: dict, fns: SimpleNamesp
         return state._replace(throws=throws, cube=Cube(value))
     got = fns.opening_roll(list(throws), state.match, rules)
     return state._replace(moment="after_roll", throws=throws, cube=Cube(got["cube"]), on_roll=got["starts"],
-                   position=Position.start(got["starts"]), dice=tuple(got["dice"]), opening=True)
+                   position=Position.start(got["starts"], rules["variant"]), dice=tuple(got["dice"]), opening=True)
 
 
 def _may_roll(state: State, rules: dict) -> None:
@@ -449,7 +450,7 @@ def _play(state: State, dice: tuple[int, int], event: Event, rules: dict, fns: S
 def _played(state: State, position: Position, rules: dict, fns: SimpleNamespace) -> State:
     """The state once the side on roll has played to ``position`` (turn passed)."""
     mover = state.on_roll
-    if position.side(mover)[OFF] == 15:
+    if position.side(mover)[OFF] == position.checkers:
         result = fns.game_result(position, state.cube, state.match, rules)
         return _end(state, position, result, rules, fns)
     # State(...) rather than _replace: this is made once a play, the hot path of replay

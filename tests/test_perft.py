@@ -78,7 +78,8 @@ def test_every_perft_case_is_confirmed_by_gnubg_nn():
     try:
         for case in (c for c in load_suite().cases if c.kind == "perft"):
             depth = max(case.expected)
-            counts = engine_perft(engine, case.position, depth, case.raw.get("roll_set", "all21"))
+            counts = engine_perft(engine, case.position, depth, case.raw.get("roll_set", "all21"),
+                                  variant=case.effective_rules["variant"])
             assert {d: counts[d - 1] for d in case.expected} == case.expected, case.id
             assert f"gnubg-nn-{version}" in case.provenance["verified_by"], case.id
     finally:

@@ -35,6 +35,7 @@ from conformance.model import (
     parse_dice,
     parse_event,
     read_position,
+    check_variant,
     written_moves,
 )
 
@@ -56,11 +57,12 @@ class _Problem(Exception):
         self.path, self.message = path, message
 
 
-def _position(value, path, sides: dict | None = None) -> Position:
-    position = _board_position(value)
+def _position(value, path, sides: dict | None = None, variant: str = "standard") -> Position:
+    position = _board_position(value) if variant == "standard" else None
     if position is None:
         try:
-            position = read_position(value)
+            position = read_position(value, variant)
+            check_variant(position, variant)
         except ModelError as exc:
             raise _Problem(path, f"impossible position: {exc}") from None
     if sides is None:
@@ -132,7 +134,8 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
                                          f" (rules: automatic_doubles), in money play; a turned cube has an owner")
     if match is not None and match.crawford and not rules["crawford"]:
         raise _Problem(["match", "crawford"], "a Crawford game with the rule option crawford: false; drop one")
-    position = _position(raw["position"], ["position"], sides) if "position" in raw else None
+    variant = rules["variant"]
+    position = _position(raw["position"], ["position"], sides, variant) if "position" in raw else None
     dice = None
     if "dice" in raw:
         dice = parse_dice(raw["dice"])
@@ -148,9 +151,9 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
                 _check_hit_marks(position, play)
     except ModelError as exc:
         raise _Problem(["play"], f"bad play notation: {exc}") from None
-    if kind in ("legal_plays", "play_check", "apply_play") and 15 in (position.x[0], position.o[0]):
-        raise _Problem(["position"], "the game is over in this position (a side has borne off all 15):"
-                                     " nobody plays; use a game_result case")
+    if kind in ("legal_plays", "play_check", "apply_play") and position.checkers in (position.x[0], position.o[0]):
+        raise _Problem(["position"], f"the game is over in this position (a side has borne off all"
+                                     f" {position.checkers}): nobody plays; use a game_result case")
     if kind == "legal_plays":
         expected = _expected_plays(position, expect, sides)
     elif kind == "apply_play":
@@ -158,7 +161,7 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
             notation_to_position(position, play)
         except ModelError as exc:
             raise _Problem(["play"], f"the play cannot be applied to the position: {exc}") from None
-        expected = _position(expect["position"], ["expect", "position"], sides)
+        expected = _position(expect["position"], ["expect", "position"], sides, variant)
     elif kind == "play_check":
         if expect.get("legal") and "reason" in expect:
             raise _Problem(["expect", "reason"], "a legal play has no reason; remove 'reason'")
@@ -166,9 +169,10 @@ def _semantic(raw: dict, shown: str, line: int, sides: dict | None = None) -> Ca
             raise _Problem(["expect"], "an illegal play needs 'reason' (see spec/schema/case.schema.json)")
         expected = (expect["legal"], expect.get("reason"))
     elif kind == "game_result":
-        if sorted(position.side(n)[0] for n in ("x", "o"))[1] != 15 or position.x[0] == position.o[0] == 15:
-            raise _Problem(["position"], "a finished game needs exactly one side with all 15 checkers borne"
-                                         " off (off: 15)")
+        n = position.checkers
+        if sorted(position.side(s)[0] for s in ("x", "o"))[1] != n or position.x[0] == position.o[0] == n:
+            raise _Problem(["position"], f"a finished game needs exactly one side with all {n} checkers borne"
+                                         f" off (off: {n})")
         expected = dict(expect)
     elif kind == "cube_action":
         if expect["allowed"] != ("reason" not in expect):
@@ -342,7 +346,7 @@ def _codec_expectation(raw: dict, position: Position | None) -> tuple[Any, IdSta
         if "state" in raw:
             raise _Problem(["state"], "a Position ID carries no state; a gnubg_match_id case does")
         try:
-            decoded = decode_position_id(expected, position.on_roll)
+            decoded = decode_position_id(expected, position.on_roll, position.checkers)
         except ModelError as exc:
             raise _Problem(["expect", fmt], str(exc)) from None
     if decoded != position:

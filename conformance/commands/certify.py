@@ -13,7 +13,7 @@ from conformance import __version__
 
 from conformance.commands.common import (EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandExit, check_outputs,
                                          err, exit_codes, open_engine)
-from conformance.commands.execute import RENDERINGS, execute, finish, keep_outputs, run_options
+from conformance.commands.execute import RENDERINGS, apply_variant, execute, finish, keep_outputs, run_options
 
 
 VERIFY_EXIT_CODES = exit_codes({
@@ -39,6 +39,8 @@ def add_parser(sub) -> None:
                                       " suite; --verify CERT.jsonl --rerun --engine E runs E on the certificate's"
                                       " cases and compares verdict by verdict (docs/campaigns.md, Certificates).",
                           epilog="examples:\n  bgconf certify --engine gnubg --profile movement\n"
+                                 "  bgconf certify --engine gnubg --profile movement --variant hypergammon-3"
+                                 "   (profile movement-hypergammon-3)\n"
                                  "  bgconf certify --verify bgconf-certificates/gnubg-movement.jsonl\n"
                                  "  bgconf certify --verify bgconf-certificates/gnubg-movement.jsonl --rerun"
                                  " --engine gnubg\n\n" + EXIT_CODES + "\n" + VERIFY_EXIT_CODES,
@@ -80,6 +82,10 @@ def cmd_certify(args) -> int:
         err(f"a certificate covers a whole profile of the bundled suite; {', '.join(narrowing)} would certify"
              " a subset. Run the subset with bgconf run (--report, --html: marked partial, not a certificate)")
         return EXIT_USAGE
+    try:
+        apply_variant(args)  # --variant V: the certificate of profile P-V
+    except CommandExit as stop:
+        return stop.code
     args.scenarios = True  # a certificate covers the forms that must not change the answer
     out = Path(args.out)
     name = f"{args.engine.replace(':', '_').replace('/', '_').replace(' ', '_')[:80]}-{args.profile}"

@@ -162,6 +162,15 @@ def jobs_wanted(args) -> int:
 
 
 # -- output paths ---------------------------------------------------------------------------
+def add_variant_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--variant V``: the game ``what`` is played in (spec: variant.option), one of
+    ``model.VARIANTS``; default ``standard``."""
+    from conformance.model import VARIANTS
+
+    parser.add_argument("--variant", choices=VARIANTS, default="standard",
+                        help=f"{what} in this game (spec/rules.md, variant.option; default standard)")
+
+
 def output_problem(path: str | Path, directory: bool = False) -> str | None:
     """Why ``path`` cannot be written, or None. Missing folders are allowed when the
     nearest existing one is a writable folder (they are created when written)."""

@@ -53,6 +53,25 @@ def run_inputs(args) -> list[tuple[str, str]]:
     return found
 
 
+def apply_variant(args) -> None:
+    """``--variant V`` with ``--profile P``: ``args.profile`` becomes V's profile ``P-V``
+    (``harness.profiles.variant_profile``; spec: variant.option). Raises CommandExit(2) for
+    --variant without --profile or a profile with no variant form."""
+    from conformance.harness.profiles import variant_profile
+
+    variant = getattr(args, "variant", "standard")
+    if variant == "standard":
+        return
+    if not args.profile:
+        err(f"--variant {variant} goes with --profile: it picks that profile's cases of {variant}")
+        raise CommandExit(EXIT_USAGE)
+    try:
+        args.profile = variant_profile(args.profile, variant)
+    except KeyError as exc:
+        err(str(exc.args[0]))
+        raise CommandExit(EXIT_USAGE) from None
+
+
 def execute(args, outputs: dict[str, str | None], files, directories: tuple[str, ...] = ()) -> RunRecord:
     """Check the outputs (option -> path or None; ``directories``: the options that name a
     directory; none may be one of the run's inputs), load, select, start the engine, run (the
@@ -65,6 +84,7 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
     from conformance.reports.files import OutputError
     from conformance.reports.report import ReportWriter, selection
 
+    apply_variant(args)
     check_outputs(outputs, directories, inputs=run_inputs(args))
     check_anchors(args.spec)
     suite = suite_for(args)
@@ -207,13 +227,15 @@ def finish(record: RunRecord, code: int) -> int:
 
 def run_options(p: argparse.ArgumentParser) -> None:
     """The options of a run, shared by ``bgconf run`` and ``bgconf certify`` (certify: --engine optional)."""
-    from conformance.harness.profiles import PROFILES
+    from conformance.harness.profiles import ALL_PROFILES as PROFILES, VARIANT_BASES
+    from conformance.commands.common import add_variant_option
 
     p.add_argument("--engine", required=not p.prog.endswith("certify"),
                    help="reference, gnubg, \"cmd:COMMAND\" (any program speaking spec/protocol.md), "
                         "python:module:factory, or an engine registered in the bgconf.engines entry point "
                         "group (see bgconf engines)")
     p.add_argument("--profile", choices=PROFILES, help="only the cases of this profile (certify: required)")
+    add_variant_option(p, f"with --profile ({', '.join(VARIANT_BASES)}): the profile of the cases")
     p.add_argument("--case", action="append", metavar="ID", help="run only this case id (repeatable)")
     p.add_argument("--tag", action="append", metavar="T", help="run only cases with this tag (repeatable)")
     p.add_argument("--spec", action="append", metavar="ANCHOR",

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 
 from conformance.commands.common import (
-    EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, add_engine_options, add_jobs_option, err,
-    interruptible, jobs_wanted, open_engine, positive_int, shard, signal_name,
+    EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, add_engine_options, add_jobs_option,
+    add_variant_option, err, interruptible, jobs_wanted, open_engine, positive_int, shard, signal_name,
 )
 from conformance.harness.found_cases import check_case, fresh_ids
 from conformance.harness.fuzz import CAPABILITY, Campaign, Finding, case_yaml, run_campaign, spec_anchors
@@ -101,7 +101,8 @@ def add_parser(subparsers) -> None:
                "  130, 143  interrupted by SIGINT, SIGTERM\n\nexamples:\n"
                "  bgconf fuzz --engine gnubg --examples 2000 --seed 1\n"
                "  bgconf fuzz --engine reference --examples 5000 --kind all\n"
-               "  bgconf fuzz --engine bsd-backgammon --examples 2000 --jobs 2   (two engine processes)",
+               "  bgconf fuzz --engine bsd-backgammon --examples 2000 --jobs 2   (two engine processes)\n"
+               "  bgconf fuzz --engine gnubg --variant hypergammon-3 --kind all",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--engine", required=True, help="reference, gnubg, cmd:COMMAND, python:module:factory, ...")
     p.add_argument("--examples", type=positive_int, default=1000, metavar="N", help="inputs per kind (default 1000)")
@@ -119,6 +120,7 @@ def add_parser(subparsers) -> None:
                         " N shards of one --seed and --examples ask exactly the inputs of the whole campaign)")
     add_jobs_option(p, "the search batches", "bgconf fuzz --engine tsgammon --examples 5000 --jobs 0 (the shrink"
                                               " of a mismatch then runs on one engine)")
+    add_variant_option(p, "fuzz positions of that many checkers a side, asked")
     add_engine_options(p)
     p.set_defaults(func=cmd_fuzz)
 
@@ -132,6 +134,10 @@ def cmd_fuzz(args) -> int:
     asked = args.kind or ["legal_plays"]
     kinds = list(KINDS) if "all" in asked else list(dict.fromkeys(asked))
     chosen = [k for k in kinds if CAPABILITY[k] in caps]
+    if args.variant not in (info.get("rule_options") or {}).get("variant", ["standard"]):
+        engine.close()
+        err(f"engine {args.engine!r} does not declare the variant {args.variant} (its rule_options)")
+        return EXIT_USAGE
     for k in kinds:
         if k not in chosen:
             err(f"skipped {k}: engine {args.engine!r} does not declare {CAPABILITY[k]}")
@@ -146,12 +152,14 @@ def cmd_fuzz(args) -> int:
     try:
         with interruptible():
             for kind in chosen:
-                print(f"bgconf fuzz: {label}, {kind}, seed {args.seed}, {args.examples} examples in batches of"
+                print(f"bgconf fuzz: {label}, {kind}" + (f", {args.variant}" if args.variant != "standard" else "")
+                      + f", seed {args.seed}, {args.examples} examples in batches of"
                       f" {args.batch}" + (f", shard {args.shard}" if args.shard.n > 1 else ""), flush=True)
                 workers_given_up: list[str] = []
                 camp = run_campaign(engine, args.engine, kind, args.examples, args.seed, batch=args.batch,
                                     max_mismatches=args.max_mismatches, info=info, do_shrink=not args.no_shrink,
-                                    shard=args.shard, jobs=jobs, starter=starter, given_up=workers_given_up)
+                                    shard=args.shard, jobs=jobs, starter=starter, given_up=workers_given_up,
+                                    variant=args.variant)
                 given_up = getattr(engine, "given_up", None) or next(iter(workers_given_up), None)
                 if given_up:  # what it found after that is the give-up, not a rule bug
                     err(f"{given_up}; the fuzz run is incomplete")

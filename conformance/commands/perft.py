@@ -27,7 +27,7 @@ def _start(args):
 
 def cmd_perft(args) -> int:
     try:
-        position = parse_position(args.position)
+        position = parse_position(args.position, args.variant)
     except ModelError as exc:
         print(f"bgconf: {exc}", file=sys.stderr)
         return 2
@@ -44,7 +44,7 @@ def cmd_perft(args) -> int:
         if isinstance(engine, int):
             return engine
         try:
-            counts = engine_perft(engine, position, args.depth, args.roll_set)
+            counts = engine_perft(engine, position, args.depth, args.roll_set, variant=args.variant)
         except BadAnswer as exc:
             print(f"bgconf: {exc}", file=sys.stderr)
             return 1
@@ -61,7 +61,7 @@ def cmd_bisect(args) -> int:
     from conformance.harness.diagram import board_diagram
 
     try:
-        position = parse_position(args.position)
+        position = parse_position(args.position, args.variant)
     except ModelError as exc:
         print(f"bgconf: {exc}", file=sys.stderr)
         return 2
@@ -69,7 +69,7 @@ def cmd_bisect(args) -> int:
     if isinstance(engine, int):
         return engine
     try:
-        found = bisect(engine, position, args.depth)
+        found = bisect(engine, position, args.depth, args.variant)
     except BadAnswer as exc:
         print(f"bgconf: {exc}", file=sys.stderr)
         return 1
@@ -98,13 +98,15 @@ EPILOG = """exit codes:
 def add_parser(sub) -> None:
     import argparse
 
-    from conformance.commands.common import add_engine_options, positive_int
+    from conformance.commands.common import add_engine_options, add_variant_option, positive_int
 
     p = sub.add_parser("perft", help="count the bgperft-1 tree from a position (spec/perft.md)",
                        description="Count distinct plays over all rolls to a depth (bgperft-1: 21 rolls, "
                                    "plays as distinct resulting positions, a pass counts one, a finished game "
-                                   "is a leaf). POSITION is start, a Position ID (x on roll) or an XGID.",
+                                   "is a leaf). POSITION is start, a Position ID (x on roll) or an XGID; with "
+                                   "--variant, start is that variant's and a Position ID has its checker count.",
                        epilog="examples:\n  bgconf perft start --depth 2\n  bgconf perft start --depth 2 --divide\n"
+                              "  bgconf perft start --variant hypergammon-3 --depth 3 --engine gnubg\n"
                               "  bgconf perft 4HPwATDgc/ABMA --depth 2 --engine gnubg-nn\n\n" + EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("position")
@@ -112,6 +114,7 @@ def add_parser(sub) -> None:
     p.add_argument("--divide", action="store_true", help="also print each roll's share (reference only)")
     p.add_argument("--roll-set", choices=sorted(WEIGHTS), default="all21")
     p.add_argument("--engine", default="reference", help="count with this engine's legal plays")
+    add_variant_option(p, "count")
     add_engine_options(p)
     p.set_defaults(func=cmd_perft)
 
@@ -123,5 +126,6 @@ def add_parser(sub) -> None:
     b.add_argument("position", nargs="?", default="start")
     b.add_argument("--engine", required=True)
     b.add_argument("--depth", type=positive_int, default=2, help="plies to search (at least 1; default 2)")
+    add_variant_option(b, "search")
     add_engine_options(b)
     b.set_defaults(func=cmd_bisect)

@@ -14,8 +14,8 @@ import sys
 import time
 from collections import Counter
 
-from conformance.harness.openspiel import ConversionError
-from conformance.harness.playout import (ENGINES, LABELS, SITUATIONS, Mismatch, OpenSpielUnavailable, Totals,
+from conformance.harness.openspiel import GAME_PARAMETERS, ConversionError
+from conformance.harness.playout import (ENGINES, LABELS, PLAYS_VARIANTS, SITUATIONS, Mismatch, OpenSpielUnavailable, Totals,
                                          cases_block, cases_yaml, fresh_ids, load_game, make_case, play_games)
 from conformance.harness.shard import WHOLE
 
@@ -63,13 +63,19 @@ def run(args) -> int:
         return stop.code
     from conformance.engines.adapters import EngineUnavailable
 
+    if args.variant not in PLAYS_VARIANTS[args.engine]:
+        err(f"{args.engine} does not play {args.variant}; it plays {', '.join(PLAYS_VARIANTS[args.engine])}")
+        return EXIT_USAGE
     try:
-        engine_game, play, version = load_game(args.engine)
+        engine_game, play, version = load_game(args.engine, args.variant)
     except (EngineUnavailable, OpenSpielUnavailable):
         print(f"bgconf: {PGX_HINT if args.engine == 'pgx' else INSTALL_HINT}", file=sys.stderr)
         return EXIT_NO_ENGINE
-    about = ("(backgammon environment, its own dice and scoring)" if args.engine == "pgx"
-             else "(backgammon, scoring_type=full_scoring)")
+    if args.engine == "pgx":
+        about = "(backgammon environment, its own dice and scoring)"
+    else:
+        extra = "".join(f", {k}={str(v).lower()}" for k, v in GAME_PARAMETERS[args.variant].items())
+        about = f"(backgammon, scoring_type=full_scoring{extra})"
     label = LABELS[args.engine]
     numbers = [args.game] if args.game else [g for g in range(1, args.games + 1) if args.shard.owns(g - 1)]
     totals = Totals()
@@ -90,7 +96,7 @@ def run(args) -> int:
     try:
         with interruptible():
             if jobs > 1:  # each worker loads the engine's game itself
-                error = play_games(args.engine, args.seed, numbers, jobs, totals, shown)
+                error = play_games(args.engine, args.seed, numbers, jobs, totals, shown, args.variant)
             for n in numbers if jobs <= 1 else ():
                 shown(play(engine_game, args.seed, n, totals))
     except KeyboardInterrupt as exc:
@@ -190,6 +196,13 @@ The summary also counts the rule situations the compared positions met (doubles,
 bar, a closed board, hits, bearing off, with a larger die, no play, one die only, the
 larger die forced, part of a double), so a run shows what it exercised.
 
+--variant hypergammon-3 plays OpenSpiel's game with its hyper_backgammon parameter (3
+checkers a side, spec/rules.md variant.hypergammon); the positions and the end of each game
+are compared with the reference in that variant. OpenSpiel plays no other variant, and
+pgx only the standard game. OpenSpiel scores a game only by its returns: no cube and no
+match (money play, a centred cube of 1); its default scoring_type, winloss_scoring,
+counts every win 1, so this command asks for full_scoring (1/2/3).
+
 Every disagreement is printed with the board, the dice, the spec clause, the plays
 OpenSpiel misses and those it allows illegally (with the reason), and a ready case
 (fresh id, the reference's exact plays, provenance "OpenSpiel playout, seed S, game
@@ -202,6 +215,7 @@ examples:
   bgconf playout --engine openspiel --games 200 --seed 1
   bgconf playout --engine openspiel --games 50 --seed 7 --report os.jsonl --write-cases os.bgcase.yaml
   bgconf playout --engine openspiel --seed 1 --game 17      (replay game 17 of seed 1)
+  bgconf playout --engine openspiel --variant hypergammon-3 --games 200 --seed 1
   bgconf playout --engine pgx --games 100 --seed 1
   bgconf playout --engine openspiel --games 400 --seed 1 --jobs 0   (one worker per core)
 
@@ -236,7 +250,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--max-mismatches", type=count, default=20, metavar="N",
                    help="print at most N mismatches in full (default 20)")
     p.add_argument("-v", "--verbose", action="store_true", help="print one line per game")
-    from conformance.commands.common import add_jobs_option
+    from conformance.commands.common import add_jobs_option, add_variant_option
 
     add_jobs_option(p, "the games", "bgconf playout --engine pgx --games 30 --jobs 2")
+    add_variant_option(p, "play the games")
     p.set_defaults(func=run)

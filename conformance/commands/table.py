@@ -10,7 +10,9 @@ from pathlib import Path
 
 from conformance.commands.common import EXIT_OK, EXIT_USAGE, CommandExit, check_outputs, err, write_text
 from conformance.engines.registry import BUILTIN
-from conformance.reports.table import BUGS_END, BUGS_START, END, EXAMPLE_ENGINE, START, example_available, tables
+from conformance.reports.table import (
+    BUGS_END, BUGS_START, END, EXAMPLE_ENGINE, START, VARIANTS_END, VARIANTS_START, example_available, tables,
+)
 
 
 def add_parser(sub) -> None:
@@ -32,11 +34,16 @@ def add_parser(sub) -> None:
                                      "fails are one row; docs/failures.md), its text and kind (rule bug, notation) "
                                      "from the engine's expectations file in --expectations-dir, 'unreviewed' for a "
                                      "failure no entry lists; --write replaces the table between "
-                                     f"{BUGS_START} and {BUGS_END}.",
+                                     f"{BUGS_START} and {BUGS_END}. With --variants, the variant table: one row per "
+                                     "variant (nackgammon, hypergammon-1, -2, -3) each engine declares in its "
+                                     "rule_options, its counts over that variant's cases and its movement, money "
+                                     "and match certificates of that variant; --write replaces the table between "
+                                     f"{VARIANTS_START} and {VARIANTS_END}.",
                          epilog="examples:\n  bgconf table --write README.md\n"
                                 "  bgconf table --bugs --write README.md\n"
                                 "  bgconf table --engine reference --engine gnubg\n"
-                                "  bgconf table --engine gnubg --engine bsd-backgammon --jobs 2\n\n"
+                                "  bgconf table --engine gnubg --engine bsd-backgammon --jobs 2\n"
+                                "  bgconf table --variants --engine reference --engine gnubg\n\n"
                                 + exit_codes({0: "the table is printed (and written)", 2: "bad command line, a --write FILE that cannot be read, has no markers or cannot be written, or an expectations file that cannot be read (checked before any engine runs)"}),
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     tab.add_argument("--engine", action="append", metavar="E", help="an engine to include (repeatable)")
@@ -44,6 +51,9 @@ def add_parser(sub) -> None:
     tab.add_argument("--bugs", action="store_true",
                      help="the bug table (one row per root cause of each engine's failures) instead of the"
                           " certification table")
+    tab.add_argument("--variants", action="store_true",
+                     help="the variant table (a row per variant each engine declares, with that variant's"
+                          " certificates) instead of the certification table")
     tab.add_argument("--expectations-dir", metavar="DIR", default="expectations",
                      help="where the engines' expectations files NAME.yaml are, for the bug table's text and"
                           " kind (default: expectations, the checkout's); an engine without one has its rows"
@@ -64,7 +74,10 @@ def cmd_table(args) -> int:
     engines = args.engine or ([n for n in BUILTIN if present(n)] + ([EXAMPLE_ENGINE] if example_available() else []))
     from conformance.harness.expectations import ExpectationsError
 
-    start, end = (BUGS_START, BUGS_END) if args.bugs else (START, END)
+    if args.bugs and args.variants:
+        err("--bugs and --variants each choose a table: give one")
+        return EXIT_USAGE
+    start, end = (BUGS_START, BUGS_END) if args.bugs else (VARIANTS_START, VARIANTS_END) if args.variants else (START, END)
     if args.write:  # checked before any engine runs
         path = Path(args.write)
         try:
@@ -92,7 +105,8 @@ def cmd_table(args) -> int:
     try:  # the expectations files are read before any engine runs
         from conformance.commands.common import jobs_wanted
 
-        table = tables(engines, progress, Path(args.expectations_dir), jobs_wanted(args))[1 if args.bugs else 0]
+        table = tables(engines, progress, Path(args.expectations_dir), jobs_wanted(args))[
+            1 if args.bugs else 2 if args.variants else 0]
     except ExpectationsError as exc:  # an interruption ends in main(): nothing is written
         err(str(exc))
         return EXIT_USAGE

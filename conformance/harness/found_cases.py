@@ -61,7 +61,7 @@ def situation_anchors(q: Question) -> list[str]:
     if q.kind == "game_result":
         return []
     plays = _legal_plays(q.position, q.dice)
-    if any(p.side(q.position.on_roll)[OFF] == 15 for p in plays):
+    if any(p.side(q.position.on_roll)[OFF] == q.position.checkers for p in plays):
         return ["bearoff.last-checker"]
     return []
 

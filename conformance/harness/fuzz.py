@@ -289,14 +289,14 @@ class BatchRecord:
 
 
 def ask_batch(engine, oracle: Oracle, kind: str, seed: int, number: int, batch_seed: int, n: int,
-              batch: int, rule_options: dict | None) -> BatchRecord:
-    """Batch ``number`` (``n`` examples drawn from ``batch_seed``) put to the engine in one
-    ``run_batch`` call and judged against the reference."""
+              batch: int, rule_options: dict | None, variant: str = "standard") -> BatchRecord:
+    """Batch ``number`` (``n`` examples of ``variant`` drawn from ``batch_seed``) put to the engine
+    in one ``run_batch`` call and judged against the reference."""
     size = example_size(kind)
     # the run's seed goes in too: Hypothesis starts every run with the simplest draw (0)
     blob = random.Random((seed << 64) | batch_seed).randbytes(n * size)
     chunks = [blob[i * size:(i + 1) * size] for i in range(n)]
-    exs = [decode_example(kind, c, rule_options) for c in chunks]
+    exs = [decode_example(kind, c, rule_options, variant) for c in chunks]
     try:
         replies = engine.run_batch([e.request() for e in exs])
     except Exception as exc:  # the adapter itself failed: every request of the batch errored
@@ -362,7 +362,7 @@ def _batches(kind: str, examples: int, seed: int, batch: int, asks: Callable[[in
 def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch: int = 100,
            rule_options: dict | None = None, max_groups: int = 1, progress: Callable[[int], None] | None = None,
            shard: Shard = WHOLE, jobs: int = 1, starter: Callable | None = None,
-           given_up: list | None = None) -> tuple[Campaign, list[tuple]]:
+           given_up: list | None = None, variant: str = "standard") -> tuple[Campaign, list[tuple]]:
     """Phase 1: ``examples`` inputs of ``kind`` in batches; returns the campaign counts
     and, per group of similar mismatches (category and situation; at most
     ``max_groups``; the search stops when that many are found), the first mismatching
@@ -373,7 +373,8 @@ def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch
     ``runner.EngineStarter``): the batches are dealt to that many worker processes, each with
     its own engine (``conformance.harness.jobs``), and folded back in batch order, so the counts
     and groups are the same (a batch whose worker died: one ``errored`` mismatch per input);
-    ``given_up`` (a list) gets the reasons of the worker engines that were given up."""
+    ``given_up`` (a list) gets the reasons of the worker engines that were given up. The inputs
+    are positions of ``variant`` (spec: variant.option)."""
     camp = Campaign("", kind, seed)
     groups: dict[tuple, list] = {}
 
@@ -390,8 +391,9 @@ def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch
         from conformance.harness.jobs import Jobs
 
         numbers = [b for b in range(_batch_count(examples, batch)) if shard.owns(b)]
-        run = Jobs(partial(_search_share, starter, kind, examples, seed, batch, rule_options, max_groups), jobs,
-                   lambda _k, record: take(record), partial(_lost_batch, numbers, kind, examples, batch, rule_options))
+        run = Jobs(partial(_search_share, starter, kind, examples, seed, batch, rule_options, max_groups, variant), jobs,
+                   lambda _k, record: take(record),
+                   partial(_lost_batch, numbers, kind, examples, batch, rule_options, variant))
         try:
             run.run(numbers)
         finally:
@@ -399,13 +401,13 @@ def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch
                 given_up.extend(s["given_up"] for s in run.stats if s.get("given_up"))
     else:
         _batches(kind, examples, seed, batch, shard.owns, lambda number, batch_seed, n: take(
-            ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options)))
+            ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options, variant)))
     camp.search_seconds = time.perf_counter() - t0
     return camp, [(first, count) for first, count in groups.values()]
 
 
 def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch: int, rule_options: dict | None,
-                  max_groups: int, share: list[tuple[int, int]], emit, stats: dict) -> None:
+                  max_groups: int, variant: str, share: list[tuple[int, int]], emit, stats: dict) -> None:
     """A worker's part of ``search``: its own engine asks its batches (share: (item, batch
     number) pairs), each sent back as a BatchRecord; it stops once its own batches found
     ``max_groups`` groups (the whole campaign has found them by then too)."""
@@ -414,7 +416,7 @@ def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch:
     oracle, camp, groups = Oracle(), Campaign("", kind, seed), {}
 
     def each(number: int, batch_seed: int, n: int) -> bool:
-        record = ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options)
+        record = ask_batch(engine, oracle, kind, seed, number, batch_seed, n, batch, rule_options, variant)
         emit(items[number], record)
         fold(camp, groups, record, max_groups)
         return len(groups) >= max_groups
@@ -426,19 +428,19 @@ def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch:
         stats.update(restarts=getattr(engine, "restarts", 0) or 0, given_up=getattr(engine, "given_up", None))
 
 
-def _lost_batch(numbers: list[int], kind: str, examples: int, batch: int, rule_options: dict | None, k: int,
-                message: str) -> BatchRecord:
+def _lost_batch(numbers: list[int], kind: str, examples: int, batch: int, rule_options: dict | None,
+                variant: str, k: int, message: str) -> BatchRecord:
     """The record of batch ``numbers[k]``, whose worker died: every input errored (the
     simplest input stands for them)."""
     number, size = numbers[k], example_size(kind)
     n = min(batch, examples - number * batch)
-    first = (bytes(size), decode_example(kind, bytes(size), rule_options), {"errored": message},
+    first = (bytes(size), decode_example(kind, bytes(size), rule_options, variant), {"errored": message},
              Mismatch("errored", f"engine errored: {message}"), number * batch)
     return BatchRecord(number, n, 0, [[("errored", "worker"), first, n]])
 
 
 def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
-           rule_options: dict | None = None) -> tuple[bytes, Question, dict, Mismatch, int] | None:
+           rule_options: dict | None = None, variant: str = "standard") -> tuple[bytes, Question, dict, Mismatch, int] | None:
     """Phase 2: let Hypothesis shrink the failing example ``data`` (its bytes). Returns
     (bytes, example, reply, mismatch, test calls) of the minimal failing example, or
     None when the failure does not reproduce (a flaky engine)."""
@@ -451,7 +453,7 @@ def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
     @given(st.binary(min_size=size, max_size=size))
     def one(blob: bytes) -> None:
         calls[0] += 1
-        ex = decode_example(kind, blob, rule_options)
+        ex = decode_example(kind, blob, rule_options, variant)
         try:
             reply = engine.run_batch([ex.request()])[0]
         except Exception as exc:
@@ -479,22 +481,24 @@ def shrink(engine, oracle: Oracle, kind: str, data: bytes, seed: int,
 def run_campaign(engine, engine_name: str, kind: str, examples: int, seed: int, *, batch: int = 100,
                  max_mismatches: int = 1, info: dict | None = None, do_shrink: bool = True,
                  progress: Callable[[int], None] | None = None, shard: Shard = WHOLE,
-                 jobs: int = 1, starter: Callable | None = None, given_up: list | None = None) -> Campaign:
+                 jobs: int = 1, starter: Callable | None = None, given_up: list | None = None,
+                 variant: str = "standard") -> Campaign:
     """Search (only ``shard``'s batches), then shrink each group of mismatches (at most
-    ``max_mismatches``) with ``engine``. ``jobs`` > 1: the search runs on that many worker
-    processes, each with an engine from ``starter`` (``search``; ``given_up`` gets the
-    reasons of their engines that were given up); the shrink stays with ``engine``."""
+    ``max_mismatches``) with ``engine``; the inputs are positions of ``variant`` (spec:
+    variant.option). ``jobs`` > 1: the search runs on that many worker processes, each with an
+    engine from ``starter`` (``search``; ``given_up`` gets the reasons of their engines that were
+    given up); the shrink stays with ``engine``."""
     info = info if info is not None else engine.describe()
     options = info.get("rule_options") or {}
     oracle = Oracle()
     camp, groups = search(engine, oracle, kind, examples, seed, batch=batch, rule_options=options,
                           max_groups=max_mismatches, progress=progress, shard=shard, jobs=jobs, starter=starter,
-                          given_up=given_up)
+                          given_up=given_up, variant=variant)
     camp.engine = engine_name
     seen: dict[tuple, Finding] = {}
     for (chunk, ex, reply, verdict, index), count in groups:
         t0 = time.perf_counter()
-        got = shrink(engine, oracle, kind, chunk, seed, options) if do_shrink else None
+        got = shrink(engine, oracle, kind, chunk, seed, options, variant) if do_shrink else None
         if got is None:
             finding = Finding(ex, reply, verdict, index, count, shrunk=False, data=chunk)
         else:

@@ -10,7 +10,8 @@ Used by ``conformance.harness.playout``, which plays OpenSpiel's games. Conversi
   spec has it);
 - ``state.board(p, 100)`` is player ``p``'s bar;
 - borne-off counts and the dice are read from OpenSpiel's observation string
-  (``Scores, X: a, O: b`` and ``Dice: ab``); ``off`` is checked against 15 minus the rest;
+  (``Scores, X: a, O: b`` and ``Dice: ab``); ``off`` is checked against the checker count
+  (15, or 3 with the game parameter ``hyper_backgammon``: spec variant.hypergammon) minus the rest;
 - the legal plays at a turn are OpenSpiel's legal actions, each applied to a clone of the
   state and the board read back, deduplicated by resulting position. A double is two
   decisions of the same player in OpenSpiel (an "extra turn"); each first-half action is
@@ -31,6 +32,9 @@ X_PLAYER, O_PLAYER = 0, 1
 SIDE = {X_PLAYER: "x", O_PLAYER: "o"}
 OS_BAR = 100  # OpenSpiel's bar index for state.board() and CheckerMove.pos
 OS_PASS = -1  # CheckerMove.pos of a pass
+HYPER_CHECKERS = 3  # OpenSpiel's hyper_backgammon: 3 checkers a side
+#: bgconf's variants (spec: variant.option) that OpenSpiel's backgammon plays, as its game parameters
+GAME_PARAMETERS = {"standard": {}, "hypergammon-3": {"hyper_backgammon": True}}
 
 
 class ConversionError(RuntimeError):
@@ -57,14 +61,20 @@ def read_scores(state) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def read_side(state, player: int, off: int) -> tuple[int, ...]:
+def checkers_of(state) -> int:
+    """Checkers a side in ``state``'s game: 3 with ``hyper_backgammon`` (spec: variant.hypergammon),
+    else 15."""
+    return HYPER_CHECKERS if state.get_game().get_parameters().get("hyper_backgammon") else 15
+
+
+def read_side(state, player: int, off: int, checkers: int = 15) -> tuple[int, ...]:
     """Player's 26-tuple in its own numbering (0 off, 1..24 points, 25 bar); ``off`` is
-    the borne-off count OpenSpiel reports, checked against 15 minus the rest."""
+    the borne-off count OpenSpiel reports, checked against ``checkers`` minus the rest."""
     side = [0] * 26
     for index in range(24):
         side[own_point(player, index)] = state.board(player, index)
     side[BAR] = state.board(player, OS_BAR)
-    if off != 15 - sum(side[1:]):
+    if off != checkers - sum(side[1:]):
         raise ConversionError(f"player {player} ({SIDE[player]}): {sum(side[1:])} checkers on the board"
                               f" and bar but {off} borne off in OpenSpiel's score")
     side[OFF] = off
@@ -74,8 +84,9 @@ def read_side(state, player: int, off: int) -> tuple[int, ...]:
 def read_position(state, on_roll: str) -> Position:
     """The bgconf Position of OpenSpiel's board with ``on_roll`` to play (validated)."""
     scores = read_scores(state)
+    n = checkers_of(state)
     try:
-        return Position(on_roll, read_side(state, X_PLAYER, scores[0]), read_side(state, O_PLAYER, scores[1]))
+        return Position(on_roll, read_side(state, X_PLAYER, scores[0], n), read_side(state, O_PLAYER, scores[1], n))
     except ValueError as exc:
         raise ConversionError(f"OpenSpiel's board is not a valid position: {exc}") from None
 

@@ -13,22 +13,26 @@ from __future__ import annotations
 from collections import Counter
 
 from conformance.harness.compare import BadAnswer, _engine_plays
-from conformance.model import Position, encode_position_id, format_play, read_position_text
+from conformance.model import Position, check_variant, encode_position_id, format_play, read_position_text
 
 from reference_impl.perft import ROLL_SETS, ROLLS_21, _finished  # one definition of bgperft-1
 
 WEIGHTS = {name: dict(weighted) for name, weighted in ROLL_SETS.items()}
 
 
-def parse_position(text: str) -> Position:
+def parse_position(text: str, variant: str = "standard") -> Position:
     """``start``, a 14-character Position ID (x on roll), or an ``XGID=...`` (any form
-    ``model.read_position_text`` reads; the state beside the board is not used).
-    Raises ModelError."""
-    return read_position_text(text)[0]
+    ``model.read_position_text`` reads; the state beside the board is not used), in ``variant``
+    (its start and checker count; spec: variant.option). Raises ModelError, also for a position
+    with another checker count than the variant's."""
+    position = read_position_text(text, variant)[0]
+    check_variant(position, variant)
+    return position
 
 
-def _ask(engine, pairs: list[tuple[Position, tuple[int, int]]]) -> list[dict[Position, str]]:
-    requests = [{"kind": "legal_plays", "case": "perft", "rules": {}, "position": p.to_wire(), "dice": list(r)}
+def _ask(engine, pairs: list[tuple[Position, tuple[int, int]]], variant: str = "standard") -> list[dict[Position, str]]:
+    rules = {} if variant == "standard" else {"variant": variant}
+    requests = [{"kind": "legal_plays", "case": "perft", "rules": rules, "position": p.to_wire(), "dice": list(r)}
                 for p, r in pairs]
     out = []
     for (p, r), reply in zip(pairs, engine.run_batch(requests)):
@@ -39,8 +43,9 @@ def _ask(engine, pairs: list[tuple[Position, tuple[int, int]]]) -> list[dict[Pos
 
 
 def engine_perft(engine, position: Position, depth: int, roll_set: str = "all21",
-                 batch: int = 2000) -> list[int]:
-    """Counts for depths 1..``depth`` (list of ints) through ``engine``'s legal plays."""
+                 batch: int = 2000, variant: str = "standard") -> list[int]:
+    """Counts for depths 1..``depth`` (list of ints) through ``engine``'s legal plays, asked in
+    ``variant`` (spec: variant.option)."""
     weights = WEIGHTS[roll_set]
     level: Counter = Counter({position: 1})
     counts = []
@@ -54,7 +59,7 @@ def engine_perft(engine, position: Position, depth: int, roll_set: str = "all21"
                 pending.extend((p, r) for r in ROLLS_21)
         for start in range(0, len(pending), batch):
             chunk = pending[start:start + batch]
-            for (p, r), plays in zip(chunk, _ask(engine, chunk)):
+            for (p, r), plays in zip(chunk, _ask(engine, chunk, variant)):
                 for s in plays:
                     nxt[s] += level[p] * weights[r]
         level = nxt
@@ -62,7 +67,7 @@ def engine_perft(engine, position: Position, depth: int, roll_set: str = "all21"
     return counts
 
 
-def bisect(engine, position: Position, depth: int) -> tuple | None:
+def bisect(engine, position: Position, depth: int, variant: str = "standard") -> tuple | None:
     """The first (level, position, roll, missing, extra) where ``engine``'s legal
     plays differ from the reference's, walking the tree level by level (positions
     in Position ID order, rolls from 6-6 down); None when none differ to ``depth``."""
@@ -75,7 +80,7 @@ def bisect(engine, position: Position, depth: int) -> tuple | None:
         nxt: set = set()
         for start in range(0, len(pairs), 2000):
             chunk = pairs[start:start + 2000]
-            for (p, r), theirs in zip(chunk, _ask(engine, chunk)):
+            for (p, r), theirs in zip(chunk, _ask(engine, chunk, variant)):
                 ours = legal_plays(p, r)
                 if set(theirs) != set(ours):
                     missing = [format_play(p, s) if s else "none" for q, s in ours.items() if q not in theirs]

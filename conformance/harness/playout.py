@@ -27,8 +27,8 @@ from typing import Sequence
 
 from conformance.model import BAR, OFF, Cube, Match, Position, effective_rules, format_play, other
 
-from conformance.harness.openspiel import (OPENSPIEL_DIST, SIDE, EnginePlay, openspiel_plays, read_dice,
-                                           read_position, read_scores)
+from conformance.harness.openspiel import (GAME_PARAMETERS, OPENSPIEL_DIST, SIDE, EnginePlay, checkers_of,
+                                           openspiel_plays, read_dice, read_position, read_scores)
 
 ENGINES = ("openspiel", "pgx")  # the engines a playout drives through their own game API
 LABELS = {"openspiel": "OpenSpiel", "pgx": "pgx"}
@@ -187,38 +187,49 @@ class OpenSpielUnavailable(RuntimeError):
     """pyspiel cannot be imported."""
 
 
-def load_openspiel():
-    """(game, version): OpenSpiel's backgammon with full scoring. Raises OpenSpielUnavailable."""
+def load_openspiel(variant: str = "standard"):
+    """(game, version): OpenSpiel's backgammon with full scoring, in ``variant`` (spec:
+    variant.option; OpenSpiel plays ``standard`` and, with its ``hyper_backgammon`` parameter,
+    ``hypergammon-3``: harness.openspiel.GAME_PARAMETERS). Raises OpenSpielUnavailable, or
+    KeyError for a variant OpenSpiel does not play."""
+    parameters = GAME_PARAMETERS[variant]
     try:
         import pyspiel
     except ImportError as exc:
         raise OpenSpielUnavailable(str(exc)) from None
     from conformance.engines.interface import installed_version
 
-    game = pyspiel.load_game("backgammon", {"scoring_type": "full_scoring"})
+    game = pyspiel.load_game("backgammon", {"scoring_type": "full_scoring", **parameters})
     return game, installed_version(OPENSPIEL_DIST) or "unknown"
 
 
-def load_game(engine: str):
-    """(the engine's game, how to play one game of it, its version) for ``engine`` of ``ENGINES``:
-    pgx's environment and ``play_game_pgx``, or OpenSpiel's game and ``play_game``. Raises
-    ``conformance.engines.adapters.EngineUnavailable`` (pgx) or ``OpenSpielUnavailable``."""
+#: the variants (spec: variant.option) each playout engine plays
+PLAYS_VARIANTS = {"openspiel": tuple(GAME_PARAMETERS), "pgx": ("standard",)}
+
+
+def load_game(engine: str, variant: str = "standard"):
+    """(the engine's game, how to play one game of it, its version) for ``engine`` of ``ENGINES``
+    in ``variant`` (one of ``PLAYS_VARIANTS[engine]``): pgx's environment and ``play_game_pgx``,
+    or OpenSpiel's game and ``play_game``. Raises ``conformance.engines.adapters.EngineUnavailable``
+    (pgx), ``OpenSpielUnavailable``, or KeyError for a variant the engine does not play."""
+    if variant not in PLAYS_VARIANTS[engine]:
+        raise KeyError(variant)
     if engine == "pgx":
         from conformance.engines.adapters.pgx import load_engine
         from conformance.engines.interface import installed_version
 
         return load_engine(), play_game_pgx, installed_version("pgx") or "unknown"
-    game, version = load_openspiel()
+    game, version = load_openspiel(variant)
     return game, play_game, version
 
 
-def _play_share(engine: str, seed: int, share: list[tuple[int, int]], emit, stats: dict) -> None:
+def _play_share(engine: str, variant: str, seed: int, share: list[tuple[int, int]], emit, stats: dict) -> None:
     """A worker's part of ``play_games``: it loads the engine's game and plays its games, each
     sent back as (Totals of that game, conversion error or None, whether it ends the playout); a
     conversion error ends it."""
     from conformance.harness.openspiel import ConversionError
 
-    game, play, _version = load_game(engine)
+    game, play, _version = load_game(engine, variant)
     for k, number in share:
         totals = Totals()
         try:
@@ -230,9 +241,9 @@ def _play_share(engine: str, seed: int, share: list[tuple[int, int]], emit, stat
 
 
 def play_games(engine: str, seed: int, numbers: Sequence[int], jobs: int, totals: "Totals",
-               each=None) -> str | None:
+               each=None, variant: str = "standard") -> str | None:
     """Play the games ``numbers`` of ``seed`` on ``jobs`` worker processes (``conformance.harness.
-    jobs``; each loads ``engine``'s game, ``load_game``), dealt as shards deal them; each game's
+    jobs``; each loads ``engine``'s game in ``variant``, ``load_game``), dealt as shards deal them; each game's
     Totals is added to ``totals`` in game order and passed to ``each(record)``. Returns the first
     conversion error (which ends the playout there, as it does with one process), or the
     message of a game whose worker died on it (that game is counted ``errored``, the others
@@ -258,7 +269,7 @@ def play_games(engine: str, seed: int, numbers: Sequence[int], jobs: int, totals
         got.games.append(GameRecord(numbers[k], status="errored"))
         return got, f"game {numbers[k]}: {message}", False
 
-    Jobs(partial(_play_share, engine, seed), jobs, deliver, lost).run(list(numbers))
+    Jobs(partial(_play_share, engine, variant, seed), jobs, deliver, lost).run(list(numbers))
     return error[0] if error else None
 
 
@@ -355,7 +366,8 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
         turn_start = False
     # the end of the game
     off = read_scores(state)
-    if 15 not in off:  # OpenSpiel's own turn limit (max_player_turns) ended it
+    checkers = checkers_of(state)
+    if checkers not in off:  # OpenSpiel's own turn limit (max_player_turns) ended it
         record.status = "truncated"
         return record
     final = read_position(state, other(SIDE[last_mover]))
@@ -363,7 +375,7 @@ def play_game(os_game, seed: int, number: int, totals: Totals) -> GameRecord:
     os_winner = SIDE[0 if returns[0] > 0 else 1]
     record.winner = os_winner
     record.engine_points = int(round(max(returns)))
-    ref = game_result(final, Cube(), Match(), effective_rules({}))
+    ref = game_result(final, Cube(), Match(), effective_rules({"variant": _variant_of(checkers)}))
     record.reference = ref
     if ref["winner"] != os_winner or ref["points"] != record.engine_points:
         record.status = "mismatch"
@@ -429,6 +441,17 @@ def _position_form(position: Position) -> dict:
     return {"on_roll": position.on_roll, "x": _side_form(position.x), "o": _side_form(position.o)}
 
 
+def _rules_form(position: Position) -> dict:
+    """``{"rules": {"variant": ...}}`` for a position of a hypergammon variant, else nothing."""
+    variant = _variant_of(position.checkers)
+    return {} if variant == "standard" else {"rules": {"variant": variant}}
+
+
+def _variant_of(checkers: int) -> str:
+    """The variant of a game with ``checkers`` a side (spec: variant.checkers): standard for 15."""
+    return "standard" if checkers == 15 else f"hypergammon-{checkers}"
+
+
 def fresh_ids(seed: int):
     """Ids as ``bgconf new-id`` makes them (not used in the suite, not retired), drawn from
     a generator seeded by ``seed`` so that a playout's output is reproducible."""
@@ -457,6 +480,7 @@ def make_case(m: Mismatch, seed: int, case_id: str, version: str) -> dict:
                      f"{'s' if ref['points'] != 1 else ''} ({label} playout)",
             "kind": "game_result", "spec": m.anchors,
             "tags": [t for t in ("gammon", "backgammon", "money") if t in (ref["result"], "money")],
+            **_rules_form(m.position),
             "position": _position_form(m.position),
             "expect": {"winner": ref["winner"], "result": ref["result"], "points": ref["points"]},
             "comment": f"{label} {version}{' (full_scoring)' if m.engine == 'openspiel' else ''} scores this"
@@ -477,6 +501,7 @@ def make_case(m: Mismatch, seed: int, case_id: str, version: str) -> dict:
         "kind": "legal_plays",
         "spec": m.anchors,
         **({"tags": tags} if (tags := _tags(m.position, m.dice, m.anchors, m.expected)) else {}),
+        **_rules_form(m.position),
         "position": _position_form(m.position),
         "dice": [d1, d2],
         "expect": {"plays": list(m.expected)},

@@ -11,11 +11,18 @@
   chosen-play); nothing else is asked.
 - ``codec``: the codec cases alone (decoding, encoding and refusals), for libraries that read
   and write position ids; a case counts for the formats the engine declares (``codec.xgid``, ...).
+
+These profiles hold the cases of the standard game. Each of ``movement``, ``money``, ``match``,
+``complete`` and ``codec`` has a profile per variant (spec: variant.option), named
+``PROFILE-VARIANT`` (``movement-hypergammon-3``, ``complete-nackgammon``, ...: VARIANT_PROFILES):
+the same selection among the cases of that variant. ``bgconf certify --profile movement
+--variant hypergammon-3`` certifies ``movement-hypergammon-3``.
 """
 
 from __future__ import annotations
 
 from conformance.cases import Case
+from conformance.model import VARIANTS
 
 MOVEMENT_KINDS = frozenset({"legal_plays", "play_check", "apply_play"})
 PROFILES = ("movement", "money", "match", "complete", "bot", "codec")
@@ -31,12 +38,46 @@ REQUIRED: dict[str, frozenset | None] = {
     "bot": frozenset({"chosen-play"}),
     "codec": frozenset(),
 }
+#: the profiles that have a profile per variant beside the standard game's
+VARIANT_BASES = ("movement", "money", "match", "complete", "codec")
+VARIANT_PROFILES = tuple(f"{base}-{variant}" for variant in VARIANTS if variant != "standard" for base in VARIANT_BASES)
+#: every profile name: the standard game's, then the variants'
+ALL_PROFILES = PROFILES + VARIANT_PROFILES
+REQUIRED.update({f"{base}-{variant}": REQUIRED[base] for base in VARIANT_BASES for variant in VARIANTS
+                 if variant != "standard"})
+
+
+def split_profile(profile: str) -> tuple[str, str]:
+    """``(base profile, variant)`` of a profile name: ``movement`` -> ``("movement", "standard")``,
+    ``movement-hypergammon-3`` -> ``("movement", "hypergammon-3")``. Raises KeyError for a name
+    that is not one of ALL_PROFILES."""
+    if profile in PROFILES:
+        return profile, "standard"
+    if profile in VARIANT_PROFILES:
+        base, variant = profile.split("-", 1)
+        return base, variant
+    raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(ALL_PROFILES)}")
+
+
+def variant_profile(profile: str | None, variant: str) -> str | None:
+    """The profile of ``variant`` named by a base ``profile`` and ``--variant``: ``("movement",
+    "hypergammon-3")`` -> ``movement-hypergammon-3``; the standard game's profile is the base
+    itself. Raises KeyError when that profile does not exist (``bot`` has no variants)."""
+    if profile is None or variant == "standard" or profile.endswith("-" + variant):
+        return profile
+    name = f"{profile}-{variant}"
+    if name not in VARIANT_PROFILES:
+        raise KeyError(f"profile {profile!r} has no {variant} form; those with one: {', '.join(VARIANT_BASES)}")
+    return name
 
 
 def in_profile(case: Case, profile: str) -> bool:
-    """Whether ``case`` belongs to ``profile`` (one of PROFILES). Raises KeyError."""
-    if profile not in PROFILES:
-        raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    """Whether ``case`` belongs to ``profile`` (one of ALL_PROFILES): a case of the profile's
+    variant (its rules' ``variant``; spec: variant.option) that the base profile holds.
+    Raises KeyError."""
+    profile, variant = split_profile(profile)
+    if case.effective_rules.get("variant", "standard") != variant:
+        return False
     if profile in CHOSEN_ONLY:
         return case.kind == "legal_plays"
     if profile == "codec":

@@ -4,7 +4,8 @@
 - ``dice-reversed``: the two dice given in the other order;
 - ``gnubg-id`` / ``xgid`` / ``fibs-board``: the position sent as a GNU Backgammon
   Position ID, an XGID or a FIBS ``board:`` line (written for the side on roll, with
-  the case's dice) instead of the board form, only to engines that declare the format.
+  the case's dice) instead of the board form, only to engines that declare the format
+  (XGID and FIBS board only for positions of 15 checkers a side: spec: variant.codecs).
 
 A scenario's case keeps the id and gets a ``scenario`` name, shown as
 ``bg-7Q3K[dice-reversed]``. ``bgconf certify`` asks every scenario that applies (a
@@ -120,7 +121,8 @@ def variants(case: Case, engine_info: dict) -> list[Case]:
     formats = set(engine_info.get("position_formats", ["board"]))
     if case.position is not None and case.kind != "codec":
         for fmt, name in _FORMATS.items():
-            if fmt in formats:
+            # XGID and FIBS boards cannot say how many checkers a side has (spec: variant.codecs)
+            if fmt in formats and (fmt == "gnubg_id" or case.position.checkers == 15):
                 out.append(replace(case, position_format=fmt, scenario=name))
     return out
 

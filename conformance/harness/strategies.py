@@ -37,7 +37,7 @@ from typing import Any, Sequence
 from hypothesis import strategies as st
 
 from conformance.model import (
-    BAR, CHECKERS, OFF, Cube, Match, Position, RULE_DEFAULTS, dice_moves, play_text,
+    BAR, CHECKERS, OFF, VARIANT_CHECKERS, Cube, Match, Position, RULE_DEFAULTS, dice_moves, play_text,
     written_moves,
 )
 from conformance.harness.questions import Question
@@ -136,10 +136,10 @@ def _die(b: int) -> int:
     return 1 + b % 6
 
 
-def _place(board: list[int], role: _Role, data: bytes, other: list[int] | None) -> None:
+def _place(board: list[int], role: _Role, data: bytes, other: list[int] | None, checkers: int = CHECKERS) -> None:
     """Add a side's stacks from ``data`` (1 stack-count byte, then slot/count pairs)
     to ``board``; ``other`` is the opposing side (own numbering): a stack on one of
-    its points is not placed. At most 15 checkers in all."""
+    its points is not placed. At most ``checkers`` (15, or hypergammon's N) in all."""
     n = 1 + data[0] % role.stacks
     pairs = [(data[1 + 2 * i], data[2 + 2 * i]) for i in range(n)]
     total = 0
@@ -147,7 +147,7 @@ def _place(board: list[int], role: _Role, data: bytes, other: list[int] | None) 
     def add(slot: int, count: int) -> int:
         if count <= 0 or (slot != BAR and other is not None and other[25 - slot]):
             return 0
-        count = min(count, CHECKERS - total)
+        count = min(count, checkers - total)
         board[slot] += count
         return count
 
@@ -171,22 +171,23 @@ def _fallback(board: list[int], other: list[int] | None) -> None:
             return
 
 
-def decode_position(data: bytes, on_roll: str | None = None) -> tuple[Position, str]:
-    """The position (both sides in the game) and scenario name that ``data``
-    (at least POSITION_BYTES bytes; missing bytes count as zero) describes."""
+def decode_position(data: bytes, on_roll: str | None = None, checkers: int = CHECKERS) -> tuple[Position, str]:
+    """The position (both sides in the game, ``checkers`` a side: 15, or N in hypergammon-N,
+    spec: variant.checkers) and scenario name that ``data`` (at least POSITION_BYTES bytes;
+    missing bytes count as zero) describes."""
     data = bytes(data[:POSITION_BYTES]).ljust(POSITION_BYTES, b"\0")
     mover_name = on_roll or ("x" if data[0] < 128 else "o")
     scenario = _SCENARIO_NAMES[_SCENARIO_TABLE[data[3]]]
     _w, mover_role, opp_role = SCENARIOS[scenario]
     mover = [0] * 26
     opp = [0] * 26
-    _place(mover, mover_role, data[4:4 + _SIDE_BYTES], None)
+    _place(mover, mover_role, data[4:4 + _SIDE_BYTES], None, checkers)
     _fallback(mover, None)
-    _place(opp, opp_role, data[4 + _SIDE_BYTES:4 + 2 * _SIDE_BYTES], mover)
+    _place(opp, opp_role, data[4 + _SIDE_BYTES:4 + 2 * _SIDE_BYTES], mover, checkers)
     _fallback(opp, mover)
-    mover[OFF] = CHECKERS - sum(mover[1:])
-    opp[OFF] = CHECKERS - sum(opp[1:])
-    # valid by construction (15 per side, no shared point): no need to check again
+    mover[OFF] = checkers - sum(mover[1:])
+    opp[OFF] = checkers - sum(opp[1:])
+    # valid by construction (``checkers`` per side, no shared point): no need to check again
     if mover_name == "x":
         return Position.trusted("x", tuple(mover), tuple(opp)), scenario
     return Position.trusted("o", tuple(opp), tuple(mover)), scenario
@@ -286,15 +287,16 @@ _LOSER_SLOTS = [
 ]
 
 
-def decode_finished(data: bytes) -> Position:
-    """A finished game (spec: score.end): the winner has borne off 15, the loser
-    (on roll) has 0..14 off and the rest placed by ``data``."""
+def decode_finished(data: bytes, checkers: int = CHECKERS) -> Position:
+    """A finished game (spec: score.end): the winner has borne off all ``checkers`` (15, or
+    hypergammon's N: spec: variant.checkers), the loser (on roll) has 0..checkers - 1 off and
+    the rest placed by ``data``."""
     data = bytes(data).ljust(GAME_BYTES, b"\0")
     winner = "x" if data[0] < 128 else "o"
-    off = _LOSER_OFF[data[1]]
+    off = min(_LOSER_OFF[data[1]], checkers - 1)
     slots = _LOSER_SLOTS[data[2] % len(_LOSER_SLOTS)]
     loser = [0] * 26
-    left = CHECKERS - off
+    left = checkers - off
     n = 1 + data[3] % 8
     last = 1
     for i in range(n):
@@ -306,7 +308,7 @@ def decode_finished(data: bytes) -> Position:
             left -= k
     loser[last] += left
     loser[OFF] = off
-    won = (CHECKERS,) + (0,) * 25
+    won = (checkers,) + (0,) * 25
     return Position.from_mover("o" if winner == "x" else "x", tuple(loser), won)
 
 
@@ -322,26 +324,32 @@ def example_size(kind: str) -> int:
     return GAME_BYTES if kind == "game_result" else MOVE_BYTES if kind == "play_check" else POSITION_BYTES
 
 
-def decode_example(kind: str, data: bytes, rule_options: dict | None = None) -> Question:
+def decode_example(kind: str, data: bytes, rule_options: dict | None = None,
+                   variant: str = "standard") -> Question:
     """The Question of ``kind`` that ``data`` (``example_size(kind)`` bytes; missing
-    bytes count as zero) describes. ``rule_options``: the engine's declared values."""
+    bytes count as zero) describes. ``rule_options``: the engine's declared values;
+    ``variant``: the game (spec: variant.option), whose checker count the positions have and
+    which the question's rules name when it is not the standard game."""
     data = bytes(data).ljust(example_size(kind), b"\0")
+    checkers = VARIANT_CHECKERS[variant]
+    played = {} if variant == "standard" else {"variant": variant}
     if kind == "game_result":
-        position = decode_finished(data)
+        position = decode_finished(data, checkers)
         at = 4 + 1 + 8 * 2
         match = _money_or_match(data[at + 2:at + 7])
         # no double in the Crawford game (spec: cube.crawford): its cube is centred
         cube = Cube() if match.crawford else _cube(data[at:at + 2])
-        return Question(kind, position, cube=cube, match=match, rules=_rules(data[at + 7:at + 9], rule_options),
-                       scenario="finished")
-    position, scenario = decode_position(data)
+        return Question(kind, position, cube=cube, match=match,
+                        rules={**_rules(data[at + 7:at + 9], rule_options), **played}, scenario="finished")
+    position, scenario = decode_position(data, checkers=checkers)
     roll = (_die(data[1]), _die(data[2]))
     if kind in ("legal_plays", "chosen_play"):  # chosen_play: the same input, one play asked
-        return Question(kind, position, roll, scenario=scenario)
+        return Question(kind, position, roll, rules=dict(played), scenario=scenario)
     if kind == "play_check":
         steps = _candidate(position, roll, data[POSITION_BYTES:POSITION_BYTES + 6])
         play = play_text(position, steps)
-        return Question(kind, position, roll, play=play, steps=list(written_moves(play)), scenario=scenario)
+        return Question(kind, position, roll, play=play, steps=list(written_moves(play)), rules=dict(played),
+                        scenario=scenario)
     raise ValueError(f"no examples for kind {kind!r}; kinds: {', '.join(KINDS)}")
 
 
@@ -352,12 +360,12 @@ def example_bytes(kind: str) -> st.SearchStrategy[bytes]:
     return st.binary(min_size=n, max_size=n)
 
 
-def examples(kind: str, rule_options: dict | None = None) -> st.SearchStrategy[Question]:
+def examples(kind: str, rule_options: dict | None = None, variant: str = "standard") -> st.SearchStrategy[Question]:
     """Fuzzing inputs of ``kind`` (legal_plays, play_check, game_result);
-    ``rule_options``: the rule option values the engine declares."""
+    ``rule_options``: the rule option values the engine declares; ``variant``: the game."""
     if kind not in KINDS:
         raise ValueError(f"no examples for kind {kind!r}; kinds: {', '.join(KINDS)}")
-    return example_bytes(kind).map(lambda b: decode_example(kind, b, rule_options))
+    return example_bytes(kind).map(lambda b: decode_example(kind, b, rule_options, variant))
 
 
 def positions(on_roll: str | None = None, scenario: str | None = None) -> st.SearchStrategy[Position]:

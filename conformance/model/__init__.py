@@ -33,7 +33,10 @@ from .play import (
 from .record import (
     EVENT_TYPES, RESULT_EVENT_TYPES, Event, GameRecord, MatchRecord, RecordError, Source, parse_event, swap_event,
 )
-from .position import BAR, CHECKERS, OFF, SIDES, START_POINTS, Position, check_sides, other
+from .position import (
+    BAR, CHECKER_COUNTS, CHECKERS, OFF, SIDES, START_POINTS, VARIANT_CHECKERS, VARIANT_STARTS, VARIANTS, Position,
+    check_sides, check_variant, other, variant_checkers,
+)
 
 __all__ = [
     "CUBE_ACTIONS", "MOMENTS", "RESULTS", "RULE_DEFAULTS", "Cube", "GameStateError", "Match",
@@ -47,4 +50,5 @@ __all__ = [
     "notation_to_position", "other", "parse_dice", "parse_play", "play_to_position",
     "point_name", "play_text", "unmarked_hit_points", "read_position", "read_position_text", "EVENT_TYPES", "parse_event", "swap_event", "written_moves",
     "RESULT_EVENT_TYPES", "Event", "GameRecord", "MatchRecord", "RecordError", "Source",
+    "CHECKER_COUNTS", "VARIANT_CHECKERS", "VARIANT_STARTS", "VARIANTS", "check_variant", "variant_checkers",
 ]

@@ -17,12 +17,15 @@ from .errors import CodecError, PositionError
 from .fibs import decode_fibs_board
 from .gnubg_id import decode_position_id
 from .match_id import IdState, decode_match_id
-from .position import Position
+from .position import Position, variant_checkers
 from .xgid import decode_xgid, decode_xgid_state
 
 
-def read_position(data: Any) -> Position:
-    """``data`` in any written form -> Position.
+def read_position(data: Any, variant: str = "standard") -> Position:
+    """``data`` in any written form -> Position. ``variant`` (spec: variant.option) gives
+    ``"start"`` and the checker count from which the off counts are derived where the form
+    leaves them out (a board form without ``off``, a Position ID); XGID and FIBS boards are
+    read as the standard game's.
 
     Raises PositionError (a board form or ``"start"`` that is not a position) or
     CodecError (an ID that does not decode), each naming the offending field.
@@ -39,11 +42,12 @@ def read_position(data: Any) -> Position:
                 if on_roll is not None and on_roll != by_id:
                     raise PositionError(f"on_roll {on_roll} but the Match ID {data['match_id']} has {by_id} on roll")
                 on_roll = by_id
-            return decode_position_id(data["gnubg_id"], on_roll=str(on_roll or "x"))
-    return Position.from_dict(data)
+            return decode_position_id(data["gnubg_id"], on_roll=str(on_roll or "x"),
+                                      checkers=variant_checkers(variant))
+    return Position.from_dict(data, variant)
 
 
-def read_position_text(text: str) -> tuple[Position, IdState | None]:
+def read_position_text(text: str, variant: str = "standard") -> tuple[Position, IdState | None]:
     """A position written on one line, as a command line takes it -> (Position, the state beside
     the board or None when the text carries none).
 
@@ -52,10 +56,12 @@ def read_position_text(text: str) -> tuple[Position, IdState | None]:
     Match ID gives the side on roll, dice, cube and score); an ``XGID=...``; a FIBS
     ``board:...`` line (its dice, cube and score). Raises CodecError (an ID that does not decode)
     or another ModelError (a state that cannot be), each naming the offending field.
+    ``variant`` (spec: variant.option) gives ``start`` and a Position ID's checker count.
     """
     text = text.strip()
+    checkers = variant_checkers(variant)
     if text == "start":
-        return Position.start(), None
+        return Position.start(variant=variant), None
     if text.startswith("XGID="):
         return decode_xgid_state(text)
     if text.startswith("board:"):
@@ -67,6 +73,6 @@ def read_position_text(text: str) -> tuple[Position, IdState | None]:
                          f" FIBS board: line")
     position_id, _, match_id = text.partition(":")
     if not match_id:
-        return decode_position_id(position_id), None
+        return decode_position_id(position_id, checkers=checkers), None
     state = decode_match_id(match_id)
-    return decode_position_id(position_id, on_roll=state.on_roll), state
+    return decode_position_id(position_id, on_roll=state.on_roll, checkers=checkers), state

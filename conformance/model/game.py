@@ -14,6 +14,8 @@ score.backgammon-multiplier, opening.reroll-variant, session.winner-starts)::
     backgammon_multiplier: 3 a backgammon counts 3 (or 4, by agreement) times the cube
     opening_reroll: false    seed 004: the opening player may throw both dice again
     winner_starts: false     seed 004: the winner of a single game starts the next one
+    variant: standard        the game played: standard, nackgammon, hypergammon-1, -2 or -3
+                             (spec: variant.option; its starting position and checker count)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .errors import ModelError
+from .position import VARIANTS
 
 RULE_DEFAULTS: dict[str, Any] = {
     "cube": True,
@@ -34,6 +37,7 @@ RULE_DEFAULTS: dict[str, Any] = {
     "backgammon_multiplier": 3,
     "opening_reroll": False,
     "winner_starts": False,
+    "variant": "standard",
 }
 CUBE_OWNERS = ("center", "x", "o")
 MOMENTS = ("before_roll", "after_roll", "double_offered", "beaver_offered", "raccoon_offered")
@@ -67,6 +71,8 @@ def effective_rules(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         raise GameStateError(f"automatic_doubles is a whole number >= 0, not {ad!r}")
     if rules["backgammon_multiplier"] not in (3, 4):
         raise GameStateError(f"backgammon_multiplier is 3 or 4, not {rules['backgammon_multiplier']!r}")
+    if rules["variant"] not in VARIANTS:
+        raise GameStateError(f"variant is one of {', '.join(VARIANTS)}, not {rules['variant']!r}")
     if rules["raccoons"] and not rules["beavers"]:
         raise GameStateError("raccoons: true needs beavers: true (a raccoon answers a beaver)")
     return rules

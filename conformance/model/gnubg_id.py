@@ -33,8 +33,11 @@ def encode_position_id(position: Position) -> str:
     return base64.b64encode(bytes(key)).decode("ascii")[:14]
 
 
-def decode_position_id(text: str, on_roll: str = "x") -> Position:
+def decode_position_id(text: str, on_roll: str = "x", checkers: int = CHECKERS) -> Position:
     """14-character Position ID -> Position with ``on_roll`` as the second block's side.
+
+    The ID holds the checkers on the board and bar only; each side has borne off ``checkers``
+    (15, or 1, 2, 3 in hypergammon, spec: variant.checkers, format.position-id) minus those.
 
     Raises CodecError for a string that is not 14 base64 characters, has bits
     past the two blocks, or decodes to an impossible position; its ``reason``
@@ -66,10 +69,10 @@ def decode_position_id(text: str, on_roll: str = "x") -> Position:
         raise CodecError(f"Position ID {text!r} has bits set after the two blocks", "bad_field")
     for s in sides:
         on_board = sum(s[1:])
-        if on_board > CHECKERS:
-            raise CodecError(f"Position ID {text!r} has {on_board} checkers on one side; at most {CHECKERS}",
+        if on_board > checkers:
+            raise CodecError(f"Position ID {text!r} has {on_board} checkers on one side; at most {checkers}",
                           "too_many_checkers")
-        s[OFF] = CHECKERS - on_board
+        s[OFF] = checkers - on_board
     for p in range(1, 25):
         if sides[0][p] and sides[1][25 - p]:
             raise CodecError(f"Position ID {text!r}: a point held by both sides (the {p}-point of the side not"

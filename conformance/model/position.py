@@ -11,7 +11,9 @@ The board form used in case files and engine requests (spec: format.board)::
      "x": {"points": {24: 2, 13: 5, 8: 3, 6: 5}, "bar": 0, "off": 0},
      "o": {"points": {24: 2, 13: 5, 8: 3, 6: 5}}}
 
-``off`` is derived (15 minus the rest) and checked when given.
+``off`` is derived (the variant's checker count, 15 unless told, minus the rest) and checked
+when given; a side's total (board, bar and off) is its checker count: 15, or 1, 2 or 3 in
+hypergammon (spec: variant.option, variant.checkers).
 """
 
 from __future__ import annotations
@@ -26,6 +28,21 @@ OFF = 0
 BAR = 25
 CHECKERS = 15
 START_POINTS = {24: 2, 13: 5, 8: 3, 6: 5}
+#: Each variant's starting position, the same for both sides in their own numbering
+#: (spec: setup.start, variant.nackgammon, variant.hypergammon); the keys are the values of the
+#: rule option ``variant`` (spec: variant.option).
+VARIANT_STARTS: dict[str, dict[int, int]] = {
+    "standard": START_POINTS,
+    "nackgammon": {24: 2, 23: 2, 13: 4, 8: 3, 6: 4},
+    "hypergammon-1": {24: 1},
+    "hypergammon-2": {24: 1, 23: 1},
+    "hypergammon-3": {24: 1, 23: 1, 22: 1},
+}
+VARIANTS = tuple(VARIANT_STARTS)
+#: Checkers a side in each variant (spec: variant.checkers).
+VARIANT_CHECKERS = {name: sum(points.values()) for name, points in VARIANT_STARTS.items()}
+#: The checker counts a position may have: a position is one of some variant's.
+CHECKER_COUNTS = tuple(sorted(set(VARIANT_CHECKERS.values())))
 
 
 def other(side: str) -> str:
@@ -33,23 +50,45 @@ def other(side: str) -> str:
     return "o" if side == "x" else "x"
 
 
-def _side_from_points(points: Mapping[int, int], bar: int = 0) -> tuple[int, ...]:
+def _side_from_points(points: Mapping[int, int], bar: int = 0, checkers: int = CHECKERS) -> tuple[int, ...]:
     board = [0] * 26
     for p, n in points.items():
         board[p] = n
     board[BAR] = bar
-    board[OFF] = CHECKERS - sum(board[1:])
+    board[OFF] = checkers - sum(board[1:])
     return tuple(board)
 
 
 START_SIDE = _side_from_points(START_POINTS)
+_START_SIDES = {name: _side_from_points(points, checkers=VARIANT_CHECKERS[name])
+                for name, points in VARIANT_STARTS.items()}
+
+
+def variant_checkers(variant: str) -> int:
+    """Checkers a side in ``variant`` (a value of the rule option, spec: variant.option).
+    Raises PositionError naming the variants for an unknown one."""
+    try:
+        return VARIANT_CHECKERS[variant]
+    except (KeyError, TypeError):
+        raise PositionError(f"unknown variant {variant!r}; variants: {', '.join(VARIANTS)}") from None
+
+
+def check_variant(position: "Position", variant: str) -> None:
+    """Raise PositionError unless ``position`` has the checker count of ``variant``
+    (spec: variant.checkers): 15 a side in the standard game and nackgammon, N in hypergammon-N."""
+    want = variant_checkers(variant)
+    if position.checkers != want:
+        raise PositionError(
+            f"the position has {position.checkers} checkers a side; {variant} is played with {want}")
 
 
 def check_sides(x: tuple[int, ...], o: tuple[int, ...]) -> None:
     """Raise PositionError unless ``x`` and ``o`` form a valid position.
 
-    Checks (spec: board.checkers): 26 non-negative counts per side summing to 15
-    (off included), and no point held by both sides (x's p is o's 25 - p).
+    Checks (spec: board.checkers, variant.checkers): 26 non-negative counts per side, both
+    sides with the same total (off included), a total some variant plays with (15, or 1, 2, 3
+    in hypergammon), and no point held by both sides (x's p is o's 25 - p). Whether the total
+    is the one of the variant played is ``check_variant``'s question.
     """
     for name, side in (("x", x), ("o", o)):
         if len(side) != 26:
@@ -61,12 +100,14 @@ def check_sides(x: tuple[int, ...], o: tuple[int, ...]) -> None:
         if on_board > CHECKERS:
             raise PositionError(
                 f"side {name} has {on_board} checkers on the board and bar; at most {CHECKERS}")
-        if sum(side) != CHECKERS:
+        if sum(side) not in CHECKER_COUNTS:
             raise PositionError(
                 f"side {name}: {on_board} on the board and bar plus {side[OFF]} off"
-                f" is not {CHECKERS}")
-    if x[OFF] == CHECKERS and o[OFF] == CHECKERS:
-        raise PositionError("both sides have borne off all 15 checkers: a game ends when the first does")
+                f" is not {CHECKERS} (nor 1, 2 or 3, hypergammon's counts)")
+    if sum(x) != sum(o):
+        raise PositionError(f"side x has {sum(x)} checkers and side o {sum(o)}: both sides have the same number")
+    if x[OFF] == sum(x) and o[OFF] == sum(o):
+        raise PositionError(f"both sides have borne off all {sum(x)} checkers: a game ends when the first does")
     for p in range(1, 25):
         if x[p] and o[25 - p]:
             raise PositionError(
@@ -94,9 +135,12 @@ class Position:
 
     # -- constructors -------------------------------------------------------
     @classmethod
-    def start(cls, on_roll: str = "x") -> "Position":
-        """The starting position (spec: setup.start)."""
-        return cls(on_roll, START_SIDE, START_SIDE)
+    def start(cls, on_roll: str = "x", variant: str = "standard") -> "Position":
+        """The starting position of ``variant`` (spec: setup.start, variant.nackgammon,
+        variant.hypergammon). Raises PositionError for an unknown variant."""
+        variant_checkers(variant)
+        side = _START_SIDES[variant]
+        return cls(on_roll, side, side)
 
     @classmethod
     def trusted(cls, on_roll: str, x: tuple[int, ...], o: tuple[int, ...]) -> "Position":
@@ -114,14 +158,17 @@ class Position:
         return cls("o", tuple(opponent), tuple(mover))
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Position":
+    def from_dict(cls, data: Any, variant: str = "standard") -> "Position":
         """Parse the board form or ``"start"`` (spec: format.board). The ID forms
         (``{"gnubg_id": ...}``, ``{"xgid": ...}``) are read by ``model.read_position``.
+        ``variant`` gives ``"start"`` and the checker count from which an omitted ``off`` is
+        derived (spec: variant.checkers); a side that gives ``off`` has that total.
 
         Raises PositionError naming the offending field.
         """
+        checkers = variant_checkers(variant)
         if data == "start":
-            return cls.start()
+            return cls.start(variant=variant)
         if not isinstance(data, Mapping):
             raise PositionError(f"a position is 'start' or a mapping, not {data!r}")
         for key in ("gnubg_id", "xgid", "fibs_board"):
@@ -133,7 +180,7 @@ class Position:
             spec = data.get(name)
             if not isinstance(spec, Mapping):
                 raise PositionError(f"position needs side {name!r} as a mapping with 'points'")
-            sides[name] = _parse_side(name, spec)
+            sides[name] = _parse_side(name, spec, checkers)
         return cls(on_roll, sides["x"], sides["o"])
 
     # -- views -------------------------------------------------------------
@@ -146,6 +193,11 @@ class Position:
     def opponent(self) -> tuple[int, ...]:
         """The side not on roll's 26-tuple."""
         return self.o if self.on_roll == "x" else self.x
+
+    @property
+    def checkers(self) -> int:
+        """Checkers a side (the same for both): 15, or 1, 2, 3 in hypergammon (spec: variant.checkers)."""
+        return sum(self.x)
 
     def side(self, name: str) -> tuple[int, ...]:
         """The 26-tuple of side ``name`` (``"x"`` or ``"o"``)."""
@@ -199,7 +251,7 @@ class Position:
         return f"{self.on_roll} on roll; x {fmt(self.x)}; o {fmt(self.o)}"
 
 
-def _parse_side(name: str, spec: Mapping) -> tuple[int, ...]:
+def _parse_side(name: str, spec: Mapping, checkers: int = CHECKERS) -> tuple[int, ...]:
     unknown = set(spec) - {"points", "bar", "off"}
     if unknown:
         raise PositionError(f"side {name}: unknown key(s) {sorted(unknown)}; use points, bar, off")
@@ -225,10 +277,13 @@ def _parse_side(name: str, spec: Mapping) -> tuple[int, ...]:
     if on_board > CHECKERS:
         raise PositionError(
             f"side {name} has {on_board} checkers on the board and bar; at most {CHECKERS}")
-    off = CHECKERS - on_board
-    if "off" in spec and spec["off"] != off:
+    off = spec.get("off", checkers - on_board)
+    if not isinstance(off, int) or isinstance(off, bool) or off < 0 or on_board + off not in CHECKER_COUNTS:
+        want = checkers - on_board
         raise PositionError(
             f"side {name}: off is given as {spec['off']!r} but {on_board} checkers are on the"
-            f" board and bar, so off must be {off}")
+            f" board and bar, so off must be {want} (a side has {CHECKERS} checkers, or 1, 2 or 3 in"
+            f" hypergammon)" if "off" in spec else
+            f"side {name} has {on_board} checkers on the board and bar; at most {checkers}")
     board[OFF] = off
     return tuple(board)

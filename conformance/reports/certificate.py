@@ -23,7 +23,7 @@ from conformance import __version__
 from conformance.cases import Case, load_suite
 from conformance.engines.interface import CAPABILITY_UNSUPPORTED, NOTATION_UNSUPPORTED, OPTION_UNSUPPORTED
 from conformance.harness.derived import is_derived
-from conformance.harness.profiles import PROFILES, in_profile
+from conformance.harness.profiles import ALL_PROFILES as PROFILES, in_profile
 from conformance.harness.runner import CaseResult, unsupported_reason
 from conformance.harness.scenarios import forms
 from conformance.harness.selection import asked, choose

@@ -1,7 +1,8 @@
 """The suite as one JSON document, for use without the harness (``bgconf export``).
 
 Every case resolved (schema: ``spec/schema/export.schema.json``): its position in board
-form, as a GNU Backgammon Position ID and as an XGID; the dice, play and rule options;
+form, as a GNU Backgammon Position ID and as an XGID (none for hypergammon: spec:
+variant.codecs); the dice, play and rule options;
 the expected value as written and resolved (for ``legal_plays`` every expected play as
 notation and as a resulting position); the text of each spec clause it names; and the
 exact request bgconf sends an engine for it (spec/protocol.md, ``run``). The versions it
@@ -22,8 +23,11 @@ EXPORT_FORMAT = 1
 
 
 def _position(position: Position) -> dict:
+    """The forms of a position; ``xgid`` is None for a hypergammon position (an XGID cannot say
+    how many checkers a side has: spec: variant.codecs; its Position ID is read with the case's
+    variant, which ``rules`` gives)."""
     return {"board": position.to_wire(), "gnubg_id": encode_position_id(position),
-            "xgid": encode_xgid(position), "on_roll": position.on_roll}
+            "xgid": encode_xgid(position) if position.checkers == 15 else None, "on_roll": position.on_roll}
 
 
 def _plays(mapping: dict) -> list[dict]:

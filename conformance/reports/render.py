@@ -120,7 +120,7 @@ def profile_lines(lines: list[dict], cases, profile: str) -> list[dict] | None:
     ``bot`` only the chosen-play lines. None when the profile does not apply to the report's
     engine (a profile in ``CHOSEN_ONLY`` for an engine whose header does not declare its
     required capabilities)."""
-    from conformance.harness.profiles import CHOSEN_ONLY, PROFILES, REQUIRED, in_profile
+    from conformance.harness.profiles import ALL_PROFILES as PROFILES, CHOSEN_ONLY, REQUIRED, in_profile
 
     if profile not in PROFILES:
         raise KeyError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")

@@ -19,6 +19,12 @@ the engine does: the reason its expectations file (``expectations/NAME.yaml``) g
 case, or else the failure's message; and the row's kind: the entry's ``kind`` (``rule bug``, the
 default, or ``notation``), or ``unreviewed`` for a failure no expectations entry lists (no one
 has yet told a rule bug from a notation or interface difference there).
+
+The README's variant table (``bgconf table --variants``) comes from the same runs too: for each
+engine, one row per variant other than the standard game that it declares in its ``rule_options``
+(spec: variant.option), with the counts over that variant's cases and the verdict of the
+variant's movement, money and match profiles (``movement-hypergammon-3``, ...). Engines that play
+only the standard game have no row.
 """
 
 from __future__ import annotations
@@ -51,6 +57,14 @@ BUGS_START, BUGS_END = "<!-- bugs:start -->", "<!-- bugs:end -->"
 
 BUGS_HEAD = ["| engine | version | kind | rule | case | also fails as | what the engine does |",
              "|---|---|---|---|---|---|---|"]
+
+#: the lines between which a README holds the variant table (``bgconf table --variants --write``)
+VARIANTS_START, VARIANTS_END = "<!-- variants:start -->", "<!-- variants:end -->"
+
+VARIANTS_HEAD = ["| engine | version | variant | cases | pass | fail | errored | unsupported | movement | money | match |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|"]
+#: the profiles with a column in the variant table; each is judged as its variant's profile (PROFILE-VARIANT)
+VARIANT_COLUMNS = ("movement", "money", "match")
 
 #: the longest "what the engine does" taken from a failure's message
 MESSAGE_CHARS = 200
@@ -130,6 +144,36 @@ def engine_row(name: str, suite, run: tuple[dict | None, list[dict], str] | None
     return row, info, {"cases": len(cases), **counts}
 
 
+def variant_rows(name: str, suite, run: tuple[dict | None, list[dict], str]) -> list[str]:
+    """One engine's rows of the variant table from its ``engine_run``: one per variant other than
+    the standard game that it declares (its ``rule_options`` ``variant``; spec: variant.option), in
+    ``model.VARIANTS`` order, with the counts over that variant's cases as written and the verdict
+    of each of its profiles (``movement-hypergammon-3``, ...: ``harness.profiles``). An engine that
+    declares no variant has no row; one that could not start, one row saying so."""
+    from conformance.harness.profiles import variant_profile
+    from conformance.model import VARIANTS
+    from conformance.reports import render
+
+    info, lines, why = run
+    if info is None:
+        return [f"| {name} | not installed ({_cell(why)}) |" + " |" * 9]
+    declared = (info.get("rule_options") or {}).get("variant") or []
+    rows = []
+    written = {c.name for c in asked(suite.cases, info, scenarios=False)}
+    for variant in (v for v in VARIANTS if v != "standard" and v in declared):
+        ids = {c.id for c in suite.cases if c.effective_rules.get("variant", "standard") == variant}
+        cases = [x for x in lines if x["type"] == "case" and x["id"] in ids and render.case_name(x) in written]
+        counts = {k: sum(x["status"] == k for x in cases) for k in ("pass", "fail", "errored", "unsupported")}
+        verdicts = []
+        for base in VARIANT_COLUMNS:
+            profile = variant_profile(base, variant)
+            v = render.verdict(render.profile_lines(lines, suite.cases, profile), profile)
+            verdicts.append("certified" if v["certified"] else f"no ({v['must_passed']}/{v['must']})")
+        rows.append(f"| {name} | {info.get('version', '')} | {variant} | {len(cases)} | {counts['pass']} |"
+                    f" {counts['fail']} | {counts['errored']} | {counts['unsupported']} | " + " | ".join(verdicts) + " |")
+    return rows
+
+
 def bug_rows(name: str, run: tuple[dict | None, list[dict], str], notes=None) -> list[str]:
     """One engine's rows of the bug table from its ``engine_run``: one per root cause of its
     rule bugs (``rootcause.group`` over the fail and xfail lines), in run order. ``notes``: the
@@ -181,10 +225,11 @@ def bug_table(engines: list[str], progress: Callable[[int, int, str, dict | None
 
 
 def tables(engines: list[str], progress: Callable[[int, int, str, dict | None], None] | None = None,
-           notes_dir: Path | None = None, jobs: int = 1) -> tuple[str, str]:
-    """(the certification table, the bug table) from one run of each engine, as
-    ``certification_table`` and ``bug_table`` give them; ``jobs``: worker processes per
-    engine run (``engine_run``)."""
+           notes_dir: Path | None = None, jobs: int = 1) -> tuple[str, str, str]:
+    """(the certification table, the bug table, the variant table) from one run of each engine, as
+    ``certification_table``, ``bug_table`` and ``variant_rows`` give them (the variant table: a
+    header row, a rule, the variant rows of each engine in the certification table's order);
+    ``jobs``: worker processes per engine run (``engine_run``)."""
     from conformance.harness.expectations import load
 
     notes = {}
@@ -199,12 +244,14 @@ def tables(engines: list[str], progress: Callable[[int, int, str, dict | None], 
             progress(i, len(engines), name, None)
         run = engine_run(name, suite, jobs)
         row, info, counts = engine_row(name, suite, run)
-        rows.append((row_order(name, info), i, row, bug_rows(name, run, notes.get(name))))
+        rows.append((row_order(name, info), i, row, bug_rows(name, run, notes.get(name)),
+                     variant_rows(name, suite, run)))
         if progress:
             progress(i + 1, len(engines), name, counts)
     rows.sort(key=lambda r: r[:2])
-    return ("\n".join(HEAD + [row for _g, _i, row, _b in rows]) + "\n",
-            "\n".join(BUGS_HEAD + [b for _g, _i, _r, bugs in rows for b in bugs]) + "\n")
+    return ("\n".join(HEAD + [row for _g, _i, row, _b, _v in rows]) + "\n",
+            "\n".join(BUGS_HEAD + [b for _g, _i, _r, bugs, _v in rows for b in bugs]) + "\n",
+            "\n".join(VARIANTS_HEAD + [v for _g, _i, _r, _b, var in rows for v in var]) + "\n")
 
 
 def readme_rows(text: str, start: str = START, end: str = END, head: list[str] | None = None) -> list[str]:

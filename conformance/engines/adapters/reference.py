@@ -8,8 +8,8 @@ from conformance import __version__
 from conformance.engines.interface import Engine, Unsupported
 from conformance.model import (
     CodecError, Cube, FibsBoard, IdState, Match, Position, decode_fibs_board, encode_fibs_board, decode_match_id, decode_position_id, decode_xgid_state,
-    effective_rules, encode_match_id, encode_position_id, encode_state_dict, encode_xgid_state, play_to_position,
-    read_position,
+    VARIANTS, check_variant, effective_rules, encode_match_id, encode_position_id, encode_state_dict, encode_xgid_state,
+    play_to_position, read_position, variant_checkers,
 )
 
 import reference_impl.check
@@ -41,25 +41,25 @@ class ReferenceEngine(Engine):
                 "jacoby": [False, True], "beavers": [False, True], "raccoons": [False, True],
                 "automatic_doubles": list(range(16)), "crawford": [True, False],
                 "backgammon_multiplier": [3, 4], "opening_reroll": [False, True],
-                "winner_starts": [False, True],
+                "winner_starts": [False, True], "variant": list(VARIANTS),
             },
             "position_formats": ["board", "gnubg_id", "xgid", "fibs_board"],
         }
 
     def legal_plays(self, request: dict) -> dict:
-        position = read_position(request["position"])
+        position = _position(request)
         plays = self.rules.legal_plays(position, request["dice"])
         return {"plays": [[list(s) for s in steps] for steps in plays.values() if steps]}
 
     def play_check(self, request: dict) -> dict:
-        verdict = self.rules.play_check(read_position(request["position"]), request["dice"], request["steps"])
+        verdict = self.rules.play_check(_position(request), request["dice"], request["steps"])
         out: dict = {"legal": verdict.legal}
         if verdict.reason:
             out["reason"] = verdict.reason
         return out
 
     def apply_play(self, request: dict) -> dict:
-        position = read_position(request["position"])
+        position = _position(request)
         return {"position": play_to_position(position, request["play"]).to_wire()}
 
     def codec(self, request: dict) -> dict:
@@ -67,6 +67,10 @@ class ReferenceEngine(Engine):
         state the model refuses is answered ``{"refused": reason, "message": ...}``
         (spec: format.refusal)."""
         fmt = request.get("format")
+        variant = _variant(request)
+        if variant_checkers(variant) != 15 and fmt in ("xgid", "fibs_board"):
+            raise Unsupported(f"a {fmt} has no field for the checker count: {variant} positions are coded as"
+                              f" GNU Backgammon Position IDs (spec: variant.codecs)")
         if fmt == "fibs_board":
             board = decode_fibs_board(request["fibs_board"])
             encoded = encode_fibs_board(FibsBoard.from_state(read_position(request["position"]), request.get("fibs")))
@@ -75,7 +79,7 @@ class ReferenceEngine(Engine):
             raise Unsupported(f"codec format {fmt!r}")
         try:
             if "decode" in request:
-                return _decode(fmt, request["decode"])
+                return _decode(fmt, request["decode"], variant)
             if "encode" in request:
                 if fmt != "gnubg_match_id":
                     raise Unsupported(f"encoding a bare state in {fmt}")
@@ -83,9 +87,10 @@ class ReferenceEngine(Engine):
             if fmt == "gnubg_match_id":
                 state = IdState.from_dict(request["state"])
                 return {"encoded": encode_match_id(state), **_decode(fmt, request["gnubg_match_id"])}
-            position = read_position(request["position"])
+            position = _position(request)
             if fmt == "gnubg_id":
-                decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll)
+                decoded = decode_position_id(request["gnubg_id"], on_roll=position.on_roll,
+                                             checkers=variant_checkers(variant))
                 return {"encoded": encode_position_id(position), "decoded": decoded.to_wire()}
             state = IdState.from_dict({"on_roll": position.on_roll, "beavers": False, "max_cube": 1 << 10,
                                        **(request.get("state") or {})})
@@ -94,7 +99,7 @@ class ReferenceEngine(Engine):
             return {"refused": exc.reason, "message": str(exc)}
 
     def game_result(self, request: dict) -> dict:
-        return self.rules.game_result(read_position(request["position"]), Cube.from_dict(request.get("cube")),
+        return self.rules.game_result(read_position(request["position"], _variant(request)), Cube.from_dict(request.get("cube")),
                            Match.from_dict(request.get("match")), effective_rules(request.get("rules")))
 
     def cube_action(self, request: dict) -> dict:
@@ -114,7 +119,7 @@ class ReferenceEngine(Engine):
 
     def game_record(self, request: dict) -> dict:
         games = [{"events": game["events"],
-                  "position": Position.from_dict(game["position"]) if "position" in game else None,
+                  "position": _position({**request, "position": game["position"]}) if "position" in game else None,
                   "cube": Cube.from_dict(game["cube"]) if "cube" in game else None}
                  for game in request["games"]]
         using = SimpleNamespace(**{name: getattr(self.rules, name) for name in vars(reference_impl.record.RULES)})
@@ -124,7 +129,7 @@ class ReferenceEngine(Engine):
     def perft(self, request: dict) -> dict:
         from reference_impl.perft import perft
 
-        position = read_position(request["position"])
+        position = _position(request)
         for d in request["depths"]:  # perft(p, 0) = 1 is the smallest depth (spec/perft.md)
             if not isinstance(d, int) or isinstance(d, bool) or d < 0:
                 raise ValueError(f"perft depth {d!r}: a depth is a whole number, 0 or more")
@@ -132,10 +137,24 @@ class ReferenceEngine(Engine):
                            for d in request["depths"]}}
 
 
-def _decode(fmt: str, text: str) -> dict:
+def _variant(request: dict) -> str:
+    """The request's variant (spec: variant.option): its rules' ``variant``, else standard."""
+    return (request.get("rules") or {}).get("variant", "standard")
+
+
+def _position(request: dict) -> Position:
+    """The request's position, read in its variant and refused (PositionError) unless it has
+    that variant's checker count (spec: variant.checkers)."""
+    variant = _variant(request)
+    position = read_position(request["position"], variant)
+    check_variant(position, variant)
+    return position
+
+
+def _decode(fmt: str, text: str, variant: str = "standard") -> dict:
     """``{"decoded": ...}`` (with ``"state"`` for an XGID) of an id; raises CodecError."""
     if fmt == "gnubg_id":
-        return {"decoded": decode_position_id(text).to_wire()}
+        return {"decoded": decode_position_id(text, checkers=variant_checkers(variant)).to_wire()}
     if fmt == "gnubg_match_id":
         return {"decoded": decode_match_id(text).to_dict()}
     position, state = decode_xgid_state(text)

@@ -51,6 +51,13 @@ of an opening throw), o is player 1 ("O"):
   state is only ``{"moment": "opening"}``; gnubg takes commands only from the player whose turn
   it is, so an event by the other player is refused without asking it.
 
+Variants (spec: variant.option): every request first puts gnubg in its variant with ``set
+variation`` (standard, nackgammon, 1-, 2- or 3-chequer-hypergammon; a new session when it
+changes), so positions are read with that variant's checker count and games are played and
+scored in it. In hypergammon gnubg's hint lists no plays (its evaluations there need a database
+gnubg does not install), so ``legal_plays`` and ``play_check`` offer every physically possible
+play to gnubg's own ``move`` command, which takes exactly the plays its move generator makes.
+
 Unsupported, per request: a situation gnubg cannot be put in (it refuses a setting or the step
 that leads there: a pending double in the Crawford game, with a dead cube or with the cube off; a
 beaver in match play; a finished board no last play can produce; ...), an answer that would rest

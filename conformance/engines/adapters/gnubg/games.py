@@ -17,7 +17,7 @@ from conformance.engines.adapters.gnubg.translate import (
     _RESULT, GNUBG_MAX_AUTO_DOUBLES, GNUBG_MAX_CUBE, PLAYER, SIDE, _beavers, _cap_note, _cube_dict, _cube_of,
     _Failure, _game_spec, _match_of, _moment, _owner, _position, _rules, _side_arg, _Unsupported,
 )
-from conformance.model import CUBE_ACTIONS, MOMENTS, OFF, SIDES, other
+from conformance.model import CUBE_ACTIONS, MOMENTS, OFF, SIDES, other, variant_checkers
 
 
 def _plan_game_result(req: dict):
@@ -27,13 +27,14 @@ def _plan_game_result(req: dict):
     ("wins a gammon and 4 points") gives the result and the points. Under the Jacoby rule in
     money play gnubg calls a gammon on a centred cube "a single game", so the same game is played
     once more without Jacoby to read gnubg's verdict on the board."""
-    position = _position(req.get("position"))
+    rules = _rules(req)
+    position = _position(req.get("position"), rules["variant"])
     cube = _cube_of(req)
     match = _match_of(req)
-    rules = _rules(req)
-    winners = [s for s in SIDES if position.side(s)[OFF] == 15]
+    winners = [s for s in SIDES if position.side(s)[OFF] == position.checkers]
     if len(winners) != 1:
-        raise _Failure("bad request: the game is not over (one side must have borne off all 15 checkers)")
+        raise _Failure(f"bad request: the game is not over (one side must have borne off all"
+                       f" {position.checkers} checkers)")
     winner = winners[0]
     loser = other(winner)
     lside = position.side(loser)
@@ -208,8 +209,11 @@ def _plan_match_transition(req: dict):
         raise _Unsupported(f"gnubg cannot end a game worth {points} points{where}: a game is worth"
                            f" the cube (at most {GNUBG_MAX_CUBE}) times 1, 2 or 3")
     value, n = options[0]
+    checkers = variant_checkers(rules["variant"])
+    if n == 1 and checkers == 1:
+        raise _Unsupported("no game of 1-checker hypergammon ends single: the loser has borne off nothing")
     loser = [0] * 25
-    loser[0] = 15 if n == 2 else 14  # single: one borne off; gammon: none; backgammon: one on the bar
+    loser[0] = checkers if n == 2 else checkers - 1  # single: one off; gammon: none; backgammon: one on the bar
     if n == 3:
         loser[24] = 1
     mine = [0] * 25

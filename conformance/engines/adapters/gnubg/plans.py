@@ -15,10 +15,10 @@ from conformance.engines.adapters.gnubg.games import (
 )
 from conformance.engines.adapters.gnubg.records import _plan_game_record
 from conformance.engines.adapters.gnubg.translate import (
-    _board, _board_to_position, _Failure, _position, _refused_or, _Unsupported,
+    VARIATION, _board, _board_to_position, _Failure, _position, _refused_or, _Unsupported, _variant,
 )
 from conformance.model import (
-    GAME_STATES, RESIGNATIONS, ModelError, Position, apply_steps, other, parse_dice, play_to_position,
+    GAME_STATES, RESIGNATIONS, ModelError, Position, apply_steps, other, parse_dice, play_to_position, point_name,
 )
 
 _GAME_PLANS = {
@@ -33,29 +33,38 @@ _GAME_PLANS = {
 def plan_request(req: dict):
     """Return ``(finish, messages)`` for one request dict (spec/protocol.md): ``messages`` is the
     list of driver message dicts to send, ``finish(replies)`` turns their reply dicts (one each,
-    in order) into the request's result dict. Raises _Unsupported for a request gnubg is not
-    asked, _Failure for a malformed one."""
+    in order) into the request's result dict. The first message puts gnubg in the request's
+    variant (``set variation``, spec: variant.option). Raises _Unsupported for a request gnubg is
+    not asked, _Failure for a malformed one."""
     if not isinstance(req, dict):
         raise _Failure("a request must be a dict")
+    variant = _variant(req)
+    finish, msgs = _plan(req, variant)
+    return (lambda got: finish(got[1:])), [{"op": "variation", "variation": VARIATION[variant]}] + msgs
+
+
+def _plan(req: dict, variant: str):
     kind = req.get("kind")
     if kind in ("legal_plays", "play_check"):
-        position = _position(req.get("position"))
+        position = _position(req.get("position"), variant)
         try:
             dice = list(parse_dice(req.get("dice")))
         except ModelError as exc:
             raise _Failure(str(exc)) from None
+        if variant.startswith("hypergammon"):
+            return _plan_by_moves(kind, position, dice, req.get("play"))
         msg = {"op": "legal_plays", "board": _board(position), "dice": dice}
         if kind == "legal_plays":
             return (lambda got: {"plays": got[0]["plays"]}), [msg]
         return (lambda got: {"legal": _is_legal(position, got[0], req.get("play"))}), [msg]
     if kind == "apply_play":
-        position = _position(req.get("position"))
+        position = _position(req.get("position"), variant)
         if "dice" not in req or not isinstance(req.get("play"), str):
             raise _Unsupported("gnubg applies a play only as notation played with a roll")
         msg = {"op": "apply", "board": _board(position), "dice": list(parse_dice(req["dice"])),
                "move": req["play"]}
         return (lambda got: {"position": _board_to_position(got[0]["board"],
-                                                            other(position.on_roll))}), [msg]
+                                                            other(position.on_roll), variant)}), [msg]
     if kind == "codec":
         fmt = req.get("format", "gnubg_id")
         if fmt == "gnubg_match_id":
@@ -63,17 +72,17 @@ def plan_request(req: dict):
         if fmt != "gnubg_id":
             raise _Unsupported(f"gnubg adapter only codes gnubg_id and gnubg_match_id, not {fmt!r}")
         if "decode" in req:
-            return (lambda got: _refused_or(got[0], lambda g: {"decoded": _board_to_position(g["board"], "x")}),
+            return (lambda got: _refused_or(got[0], lambda g: {"decoded": _board_to_position(g["board"], "x", variant)}),
                     [{"op": "position_id_decode", "gnubg_id": str(req["decode"])}])
         if "encode" in req:
             raise _Unsupported("gnubg adapter encodes a Position ID only from a position")
-        position = _position(req.get("position"))
+        position = _position(req.get("position"), variant)
         msgs = [{"op": "encode", "board": _board(position)},
                 {"op": "decode", "gnubg_id": str(req.get("gnubg_id"))}]
 
         def finish(got: list[dict]) -> dict:
             return {"encoded": got[0]["gnubg_id"],
-                    "decoded": _board_to_position(got[1]["board"], position.on_roll)}
+                    "decoded": _board_to_position(got[1]["board"], position.on_roll, variant)}
 
         return finish, msgs
     if kind in _GAME_PLANS:
@@ -81,6 +90,57 @@ def plan_request(req: dict):
     raise _Unsupported(
         f"gnubg adapter answers legal_plays, play_check, apply_play, codec (gnubg_id),"
         f" game_result, cube_action, opening_roll, match_transition and game_record, not {kind!r}")
+
+
+def _candidates(position: Position, dice: list[int]) -> dict[Position, list[tuple[int, int]]]:
+    """Every position the side on roll can reach by moving checkers with some of the dice (in
+    either order; all four moves of a double or fewer), physically and nothing more: no rule of
+    play decides here (the empty play aside). One step list each."""
+    orders = [dice * 2] if dice[0] == dice[1] else [dice, dice[::-1]]
+    found: dict[Position, list[tuple[int, int]]] = {}
+
+    def grow(at: Position, steps: list[tuple[int, int]], rest: list[int]) -> None:
+        if not rest:
+            return
+        mover = at.side(position.on_roll)
+        for point in range(25, 0, -1):
+            if mover[point]:
+                step = (point, max(point - rest[0], 0))
+                try:
+                    reached = apply_steps(position, steps + [step])
+                except ModelError:
+                    continue
+                if reached not in found:
+                    found[reached] = steps + [step]
+                # the turn passed in ``reached``: continue from the mover's side, on roll again
+                grow(reached.passed(), steps + [step], rest[1:])
+
+    for order in orders:
+        grow(position, [], list(order))
+    return found
+
+
+def _plan_by_moves(kind: str, position: Position, dice: list[int], play: Any):
+    """Legal plays in hypergammon, where gnubg's hint lists none (its evaluations there need a
+    database gnubg does not install): every physically possible play is offered to gnubg's own
+    move command, which takes exactly the plays its move generator makes (spec: move.*). The
+    legal plays are those it takes, one per resulting position."""
+    found = _candidates(position, dice)
+    reached = list(found)
+    moves = [" ".join(f"{point_name(a)}/{point_name(b)}" for a, b in found[p]) for p in reached]
+    if not moves:
+        msgs: list[dict] = []
+    else:
+        msgs = [{"op": "moves_accepted", "board": _board(position), "dice": dice, "moves": moves}]
+
+    def plays(got: list[dict]) -> list:
+        if not got:
+            return []
+        return [[list(s) for s in found[p]] for p, ok in zip(reached, got[0]["accepted"]) if ok]
+
+    if kind == "legal_plays":
+        return (lambda got: {"plays": plays(got)}), msgs
+    return (lambda got: {"legal": _is_legal(position, {"plays": plays(got)}, play)}), msgs
 
 
 def _is_legal(position: Position, reply: dict, play: Any) -> bool:

@@ -14,7 +14,7 @@ from conformance.engines.adapters.gnubg.translate import (
 )
 
 
-def _record_view(answer: dict, next_opens: bool | None) -> dict:
+def _record_view(answer: dict, next_opens: bool | None, variant: str = "standard") -> dict:
     """gnubg's state after an event, in bgconf's terms (spec/protocol.md, game_record)."""
     st = answer.get("state")
     if st is None:  # an opening tie: gnubg throws the ties and the deciding throw at once
@@ -22,7 +22,7 @@ def _record_view(answer: dict, next_opens: bool | None) -> dict:
     view: dict = {"cube": _cube_dict(st), "score": {"x": st["score"][0], "o": st["score"][1]}}
     mover = SIDE[st["move"]]
     if answer.get("board") is not None:
-        view["position"] = _board_to_position(answer["board"], mover)
+        view["position"] = _board_to_position(answer["board"], mover, variant)
         view["on_roll"] = mover
     view["crawford"], view["post_crawford"] = bool(st["crawford"]), bool(answer["post_crawford"])
     if st["game"] == "playing":
@@ -57,7 +57,7 @@ def _plan_game_record(req: dict):
     for game in req.get("games") or []:
         out: dict = {"events": []}
         if "position" in game:
-            position = _position(game["position"])
+            position = _position(game["position"], rules["variant"])
             cube = _cube_of({"cube": game.get("cube")})
             out.update(board=_board(position), turn=PLAYER[position.on_roll], cube=cube.value, owner=_owner(cube))
         for event in game["events"]:
@@ -87,9 +87,9 @@ def _plan_game_record(req: dict):
             following += [after] * len(game["events"])
         events = []
         for i, answer in enumerate(answers):
-            view = _record_view(answer, following[i] if i < len(following) else None)
+            view = _record_view(answer, following[i] if i < len(following) else None, rules["variant"])
             if "game_over" in view and view["game_over"]["result"] != "drop" and judged is not answers:
-                other_view = _record_view(judged[i], None) if i < len(judged) else {}
+                other_view = _record_view(judged[i], None, rules["variant"]) if i < len(judged) else {}
                 if "game_over" in other_view:
                     view["game_over"]["result"] = other_view["game_over"]["result"]
             top = view.get("cube", {}).get("value", 1)

@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.engines.interface import OPTION_UNSUPPORTED
-from conformance.model import SIDES, Cube, Match, ModelError, Position, effective_rules, read_position
+from conformance.model import (
+    SIDES, VARIANTS, Cube, Match, ModelError, Position, check_variant, effective_rules, read_position, variant_checkers,
+)
 
 
 class _Failure(Exception):
@@ -48,12 +50,29 @@ RULE_OPTIONS = {
     "backgammon_multiplier": [3],                               # gnubg counts a backgammon 3 times
     "opening_reroll": [False],                                  # no such variant in gnubg
     "winner_starts": [False],                                   # every gnubg game opens with a throw
+    "variant": list(VARIANTS),                                  # set variation (VARIATION below)
 }
 
+#: bgconf's variants (spec: variant.option) as gnubg 1.07's `set variation` names them.
+VARIATION = {"standard": "standard", "nackgammon": "nackgammon",
+             "hypergammon-1": "1-chequer-hypergammon", "hypergammon-2": "2-chequer-hypergammon",
+             "hypergammon-3": "3-chequer-hypergammon"}
 
-def _position(data: Any) -> Position:
+
+def _variant(req: dict) -> str:
+    """The request's variant (spec: variant.option), checked."""
+    variant = (req.get("rules") or {}).get("variant", "standard") if isinstance(req, dict) else "standard"
+    if variant not in VARIATION:
+        raise _Failure(f"bad rules: unknown variant {variant!r}")
+    return variant
+
+
+def _position(data: Any, variant: str = "standard") -> Position:
+    """A request's position read in ``variant``, with that variant's checker count."""
     try:
-        return read_position(data)
+        position = read_position(data, variant)
+        check_variant(position, variant)
+        return position
     except ModelError as exc:
         raise _Failure(f"bad position: {exc}") from None
 
@@ -63,9 +82,11 @@ def _board(position: Position) -> list[list[int]]:
     return [list(side[1:26]) for side in (position.opponent, position.mover)]
 
 
-def _board_to_position(board: list[list[int]], on_roll: str) -> dict:
-    """gnubg board (not_on_roll, on_roll) -> board-form position dict with ``on_roll`` on roll."""
-    sides = [tuple([15 - sum(arr)] + [int(n) for n in arr]) for arr in board]
+def _board_to_position(board: list[list[int]], on_roll: str, variant: str = "standard") -> dict:
+    """gnubg board (not_on_roll, on_roll) -> board-form position dict with ``on_roll`` on roll;
+    each side has borne off ``variant``'s checker count minus those on the board."""
+    checkers = variant_checkers(variant)
+    sides = [tuple([checkers - sum(arr)] + [int(n) for n in arr]) for arr in board]
     try:
         return Position.from_mover(on_roll, sides[1], sides[0]).to_wire()
     except ModelError as exc:

@@ -51,6 +51,14 @@ Requests (``id`` is any JSON value, echoed back unchanged; missing -> null):
   ``{"id": 11, "refused": "gnubg's message"}``.
 - ``{"id": 12, "op": "position_id_decode", "gnubg_id": "..."}`` -> ``{"board": ...}``, or
   ``{"refused": "..."}`` when gnubg will not read the ID.
+- ``{"id": 13, "op": "variation", "variation": "3-chequer-hypergammon"}`` -> gnubg plays that
+  variation from now on (``set variation``, then ``new session``); ``{"id": 13, "variation": name}``.
+  Every later op plays it: boards have that variation's checker count, off derived from it.
+- ``{"id": 14, "op": "moves_accepted", "board": [[25], [25]], "dice": [d1, d2], "moves":
+  ["24/21 22/21", ...]}`` -> ``{"id": 14, "accepted": [bool, ...], "boards": [board or null, ...]}``:
+  whether gnubg's own ``move`` command takes each move (it checks a move against the plays it
+  generates), and the board after it; used where ``gnubg.hint`` lists no plays (hypergammon, whose
+  evaluations need a database that is not installed by default).
 - ``{"id": 1, "op": "version"}`` -> ``{"id": 1, "version": "GNU Backgammon 1.07.001 20230103"}``.
 - ``{"id": 2, "op": "ping"}`` -> ``{"id": 2, "pong": true}``.
 
@@ -113,7 +121,7 @@ from game_ops import op_cube_action, op_finish_game, op_opening_roll  # noqa: E4
 from matchstate import _DICE_FILE  # noqa: E402
 from position_ops import (  # noqa: E402
     op_apply, op_decode, op_decode_xgid, op_encode, op_legal_plays, op_match_id_decode, op_match_id_encode,
-    op_ping, op_position_id_decode, op_version,
+    op_moves_accepted, op_ping, op_position_id_decode, op_variation, op_version,
 )
 from record_ops import op_record  # noqa: E402
 
@@ -146,6 +154,8 @@ OPS = {
     "cube_action": op_cube_action,
     "opening_roll": op_opening_roll,
     "record": op_record,
+    "variation": op_variation,
+    "moves_accepted": op_moves_accepted,
 }
 
 

@@ -79,6 +79,36 @@ def op_legal_plays(req):
     return {"plays": plays, "board": _as_lists(board)}
 
 
+def op_moves_accepted(req):
+    """``{"op": "moves_accepted", "board", "dice", "moves": [notation, ...]}`` -> ``{"accepted":
+    [bool, ...], "boards": [board or null, ...]}``: for each move, whether gnubg's own move command
+    takes it from ``board`` with ``dice`` (gnubg checks a move against the plays it generates),
+    and the board it leaves (seen from the side then on roll). This asks gnubg where its hint
+    cannot list the plays (in hypergammon it evaluates with a database it may not have)."""
+    board = _board_arg(req.get("board"))
+    pid = _encode(board)
+    d1, d2 = _dice_arg(req.get("dice"))
+    moves = req.get("moves")
+    if not isinstance(moves, list) or not all(isinstance(m, str) and m.strip() for m in moves):
+        raise RequestError("moves must be a list of non-empty notation strings")
+    accepted, boards = [], []
+    # a fresh session: each move taken is kept in gnubg's game record, and a record of many
+    # thousands of moves slows every later command down
+    _command("new session")
+    for move in moves:
+        _set_board(pid, board)
+        msgs = _command("set dice %d %d" % (d1, d2))
+        msgs += _command("move " + move)
+        if any(" wins " in m for m in msgs):
+            accepted.append(True)
+            boards.append([[0] * 25, list(board[0])])
+            continue
+        after = _current_board()
+        accepted.append(bool(after is not None and after != board))
+        boards.append(_as_lists(after) if accepted[-1] else None)
+    return {"accepted": accepted, "boards": boards}
+
+
 def op_apply(req):
     """Play ``move`` (notation) with ``dice`` from ``board`` through gnubg's own move command;
     return the board afterwards, seen from the side now on roll (not_on_roll, on_roll)."""
@@ -216,6 +246,25 @@ def op_position_id_decode(req):
 
 
 _VERSION = None
+
+
+#: gnubg's variation names (`set variation NAME`) the driver accepts.
+VARIATIONS = ("standard", "nackgammon", "1-chequer-hypergammon", "2-chequer-hypergammon", "3-chequer-hypergammon")
+_VARIATION = ["standard"]
+
+
+def op_variation(req):
+    """``{"op": "variation", "variation": NAME}``: gnubg plays NAME from now on (`set variation`,
+    then a new session, so that the current game is one of it too); nothing is done when it
+    already does."""
+    name = req.get("variation")
+    if name not in VARIATIONS:
+        raise RequestError("variation must be one of %s, not %r" % (", ".join(VARIATIONS), name))
+    if name != _VARIATION[0]:
+        msgs = _command("set variation " + name)
+        msgs += _command("new session")
+        _VARIATION[0] = name
+    return {"variation": name}
 
 
 def op_version(req):
