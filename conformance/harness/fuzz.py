@@ -41,9 +41,8 @@ from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import HypothesisException
 
-from conformance.harness.found_cases import (
-    REASON_ANCHORS, case_tags, case_text, case_title, heuristic_anchors, situation_anchors,
-)
+from conformance.harness.found_cases import (REASON_ANCHORS, case_tags, case_text, case_title, heuristic_anchors,
+                                             situation_anchors)
 from conformance.harness.questions import PLAY_KINDS, Question
 from conformance.harness.shard import WHOLE, Shard
 from conformance.harness.strategies import decode_example, example_size
@@ -373,8 +372,7 @@ def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch
     ``runner.EngineStarter``): the batches are dealt to that many worker processes, each with
     its own engine (``conformance.harness.jobs``), and folded back in batch order, so the counts
     and groups are the same (a batch whose worker died: one ``errored`` mismatch per input);
-    ``given_up`` (a list) gets the reasons of the worker engines that were given up. The inputs
-    are positions of ``variant`` (spec: variant.option)."""
+    ``given_up`` (a list) gets the worker engines' give-up reasons. Inputs: ``variant``'s positions."""
     camp = Campaign("", kind, seed)
     groups: dict[tuple, list] = {}
 
@@ -430,8 +428,7 @@ def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch:
 
 def _lost_batch(numbers: list[int], kind: str, examples: int, batch: int, rule_options: dict | None,
                 variant: str, k: int, message: str) -> BatchRecord:
-    """The record of batch ``numbers[k]``, whose worker died: every input errored (the
-    simplest input stands for them)."""
+    """The record of batch ``numbers[k]``, whose worker died: every input errored (the simplest stands for them)."""
     number, size = numbers[k], example_size(kind)
     n = min(batch, examples - number * batch)
     first = (bytes(size), decode_example(kind, bytes(size), rule_options, variant), {"errored": message},
