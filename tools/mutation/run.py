@@ -48,7 +48,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CONFIG = HERE / "cosmic-ray.toml"
-COPIED = ("conformance", "reference_impl", "cases", "spec", "tests/data/matches")
+COPIED = ("conformance", "reference_impl", "cases", "spec", "tests/data/matches", "tests/data/answers")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_TOOL, EXIT_INTERRUPTED = 0, 1, 2, 4, 130
 MARK = "bgconf-mutation:"  # suite_on_reference.py's marker for a mutant it could not test
 COSMIC_RAY = "import sys; from cosmic_ray.cli import main; sys.exit(main())"

@@ -36,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "tests" / "data" / "matches"  # real matches, each beside its NAME.verdict.yaml
+ANSWERS = ROOT / "tests" / "data" / "answers" / "reference.yaml"  # requests no case makes, answers pinned
 MARK = "bgconf-mutation:"
 EXIT_PASS, EXIT_FAIL, EXIT_NOT_RUN = 0, 1, 3
 
@@ -149,11 +150,29 @@ def _replays() -> int:
         differences = [f"{RECORDS.name}: replay raised {type(exc).__name__}: {exc}"]
     if not differences:
         print(f"every record of {RECORDS.relative_to(ROOT)} gets its expected verdict")
-        return EXIT_PASS
+        return _answers()
     print(f"{len(differences)} differences from the expected verdicts of {RECORDS.relative_to(ROOT)}:")
     for line in differences[:10]:
         name = line.split(":", 1)[0]
         print(f"  replay:{name} (fail): {' '.join(line.split())[:200]}")
+    return EXIT_FAIL
+
+
+def _answers() -> int:
+    """The requests of ``tests/data/answers/reference.yaml``, each answered exactly as pinned
+    (``harness.answers``): refusals of requests that describe no game, and what an answer carries
+    that no case compares."""
+    from conformance.engines.adapters.reference import ReferenceEngine
+    from conformance.harness.answers import answer_differences
+
+    differences = answer_differences(ANSWERS, ReferenceEngine())
+    if not differences:
+        print(f"every request of {ANSWERS.relative_to(ROOT)} gets its pinned answer")
+        return EXIT_PASS
+    print(f"{len(differences)} requests of {ANSWERS.relative_to(ROOT)} answered otherwise than pinned:")
+    for line in differences[:10]:
+        name = line.split(":", 2)[1]
+        print(f"  answer:{name} (fail): {' '.join(line.split())[:200]}")
     return EXIT_FAIL
 
 
