@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from conformance.model import BAR, OFF, Position, PositionError, check_variant, other
+from conformance.model import BAR, OFF, DiceError, Position, PositionError, check_variant, other, parse_dice
 from conformance.model.game import Cube, Match
 
 
@@ -138,11 +138,17 @@ def opening_roll(throws: Sequence[Sequence[int]], match: Match, rules: dict) -> 
     but the last are ties. Returns ``{"starts", "dice": [starter's, other's],
     "cube": value, "may_reroll": bool}``.
     spec: opening.roll, opening.first-play, opening.automatic-doubles,
-    opening.reroll-variant, match.money-options. Raises GameRuleError when a tie
-    is not re-thrown or a throw follows the deciding one.
+    opening.reroll-variant, match.money-options. Raises GameRuleError when a throw is not
+    two dice of 1..6 (``model.parse_dice``), a tie is not re-thrown or a throw follows the
+    deciding one.
     """
     if not throws:
         raise GameRuleError("no opening throw given")
+    for i, throw in enumerate(throws):
+        try:
+            parse_dice(throw)
+        except DiceError:
+            raise GameRuleError(f"throw {i + 1} {list(throw)!r}: each side throws one die of 1..6") from None
     for i, (a, b) in enumerate(throws[:-1]):
         if a != b:
             raise GameRuleError(f"throw {i + 1} ({a}, {b}) already decides who starts; later throws cannot follow")

@@ -36,7 +36,7 @@ from types import SimpleNamespace
 from typing import NamedTuple, Sequence
 
 from conformance.model import (
-    OFF, Cube, Event, Match, ModelError, Position, apply_steps, dice_moves, other, play_to_position,
+    OFF, Cube, DiceError, Event, Match, ModelError, Position, apply_steps, dice_moves, other, parse_dice, play_to_position,
 )
 
 from .check import Verdict, _routes, play_check
@@ -319,14 +319,21 @@ def replay(match: Match, games: Sequence[dict], rules: dict, using: SimpleNamesp
     position starts from the starting position with an opening throw (or, when the last
     game gave the start to its winner, with the winner's roll). ``state`` is the dict of
     ``view``. Raises RecordOrderError when a game begins before the one before it ended or
-    after the match is over. ``using``: the rule functions, as RULES.
+    after the match is over, GameRuleError for an event whose dice are not two of 1..6. ``using``: the rule functions, as RULES.
     """
     answers: list[dict] = []
     state: State | None = None
     for number, game in enumerate(games, 1):
         state = _begin(state, match, game, number, rules["variant"])
         for wire in game["events"]:
-            done = step(state, Event.from_wire(wire), rules, using)
+            event = Event.from_wire(wire)
+            if event.dice is not None:
+                try:
+                    parse_dice(event.dice)
+                except DiceError:
+                    raise GameRuleError(f"game {number}: {event.type} with dice {list(event.dice)!r}: dice are 1..6"
+                                        ) from None
+            done = step(state, event, rules, using)
             state = done.state
             if done.accepted:
                 answers.append({"accepted": True, "state": view(state)})
