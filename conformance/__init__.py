@@ -5,4 +5,4 @@ The folders are the layers, imports pointing down only (docs/design.md, "The tre
 this module holds the version alone and may import nothing.
 """
 
-__version__ = "2026.12.1"
+__version__ = "2026.12.2"

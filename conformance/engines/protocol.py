@@ -10,7 +10,7 @@
 
 Messages (protocol version 1)::
 
-    -> {"cmd": "start", "protocol": 1, "suite": "2026.12.1"}
+    -> {"cmd": "start", "protocol": 1, "suite": "2026.12.2"}
     <- {"protocol": 1, "engine": {"name": ..., "version": ...}, "capabilities": [...],
         "rule_options": {...}, "position_formats": [...]}
     -> {"cmd": "run", "seq": 7, "case": "bg-7Q3K", "kind": "legal_plays", "rules": {...}, ...}
