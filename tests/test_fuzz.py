@@ -229,3 +229,28 @@ def test_pytest_fuzz_with_xdist_gives_each_worker_its_own_seed(pytester):
     text = result.stdout.str()
     for kind in ("legal_plays", "play_check", "game_result"):
         assert f"bgconf-fuzz::{kind}[seed=7]" in text and f"bgconf-fuzz::{kind}[seed=8]" in text
+
+
+def test_the_batch_seeds_are_a_function_of_the_run_seed_alone_in_any_process():
+    """A fuzz run is a function of its seed: the batch seeds drawn here, in a process that has
+    loaded the whole test suite's modules, are those a fresh process draws after importing the
+    fuzz module alone (a ``--jobs`` worker's case), for every batch, and shards draw the same."""
+    import json
+    import subprocess
+    import sys
+
+    from conformance.harness.fuzz import _batches
+
+    def seeds(asks=lambda number: True):
+        got = []
+        _batches("legal_plays", 5000, 5, 100, asks, lambda number, batch_seed, n: got.append((number, batch_seed, n)))
+        return got
+
+    here = seeds()
+    code = ("import json; from conformance.harness.fuzz import _batches; got = [];"
+            " _batches('legal_plays', 5000, 5, 100, lambda b: True, lambda *a: got.append(a)); print(json.dumps(got))")
+    for before in ("", "import conformance.cli; "):  # a worker's modules, then the command's
+        fresh = subprocess.run([sys.executable, "-c", before + code], capture_output=True, text=True, check=True).stdout
+        assert [tuple(x) for x in json.loads(fresh)] == here, f"seeds differ after {before or 'no other import'}"
+    assert len(here) == 50 and len({s for _, s, _ in here}) == 50
+    assert seeds(lambda number: number % 3 == 1) == [x for x in here if x[0] % 3 == 1]

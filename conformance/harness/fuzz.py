@@ -6,15 +6,15 @@ minimal one, and ``case_yaml`` writes the regression case (``conformance.harness
 
 How a campaign runs, in two phases:
 
-1. **Search.** Hypothesis draws one 64-bit seed per batch (``@seed(S)``, ``database=None``,
-   generate phase only, so a run is a function of the seed); the seed expands to the bytes
-   of ``batch`` examples, each decoded by ``strategies.decode_example``. The batch goes to
-   the engine in one ``run_batch`` call (one run_batch message for a process engine that
-   declares ``batch``, spec/protocol.md, Batches; else one round trip per request; process
-   engines stay up), and every answer is checked against the reference. Drawing a
-   seed instead of each position keeps Hypothesis's cost per position near zero: a
-   Hypothesis draw costs tens of microseconds, a position drawn checker by checker costs
-   milliseconds.
+1. **Search.** A generator seeded by the run's seed alone draws one 64-bit seed per batch
+   (``_batches``), so a run is a function of its seed in every process: Hypothesis's own
+   generation is not used here, because its draws also depend on the modules loaded in the
+   process, which differ between a command and its ``--jobs`` workers. The seed expands to the
+   bytes of ``batch`` examples, each decoded by ``strategies.decode_example`` in the same
+   layout Hypothesis shrinks. The batch goes to the engine in one ``run_batch`` call (one
+   run_batch message for a process engine that declares ``batch``, spec/protocol.md, Batches;
+   else one round trip per request; process engines stay up), and every answer is checked
+   against the reference.
 2. **Shrink.** A mismatching example's bytes are replayed into a one-example Hypothesis
    test (``fuzz_one_input``, which records the failure in an in-memory example database),
    then that test runs its reuse and shrink phases: Hypothesis shrinks the bytes (hence the
@@ -338,24 +338,16 @@ def _batch_count(examples: int, batch: int) -> int:
 
 def _batches(kind: str, examples: int, seed: int, batch: int, asks: Callable[[int], bool],
              each: Callable[[int, int, int], bool]) -> None:
-    """Draw the campaign's batch seeds with Hypothesis (a function of ``seed``) and call
-    ``each(number, batch_seed, n)`` for every batch ``asks(number)`` wants, until it
-    returns True (stop)."""
-    drawn = [0]
-    done = [False]
-
-    @_quiet(max_examples=_batch_count(examples, batch), database=None, phases=[Phase.generate])
-    @hypothesis_seed(seed)
-    @given(st.integers(0, 2 ** 64 - 1))
-    def batches(batch_seed: int) -> None:
-        number = drawn[0]
-        drawn[0] += 1
+    """Draw the campaign's batch seeds (64 bits each, from a generator seeded by ``seed`` alone,
+    so batch b's seed is the same in every process and every shard) and call
+    ``each(number, batch_seed, n)`` for every batch ``asks(number)`` wants, until it returns
+    True (stop)."""
+    rng = random.Random(f"bgconf-fuzz:{seed}")
+    for number in range(_batch_count(examples, batch)):
+        batch_seed = rng.getrandbits(64)
         n = min(batch, examples - number * batch)
-        if n <= 0 or done[0] or not asks(number):
+        if n > 0 and asks(number) and each(number, batch_seed, n):
             return
-        done[0] = bool(each(number, batch_seed, n))
-
-    batches()
 
 
 def search(engine, oracle: Oracle, kind: str, examples: int, seed: int, *, batch: int = 100,

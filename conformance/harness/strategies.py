@@ -25,7 +25,7 @@ byte layout is chosen so that Hypothesis's shrinking (zeroing and lowering bytes
 means simpler inputs: a zero count removes a stack of checkers, a lower stack
 count drops stacks, lower slot bytes move checkers to lower points, lower dice
 bytes give lower dice, and scenario 0 is the plain one. ``bgconf fuzz`` decodes
-the same layout from bytes it expands from one Hypothesis-drawn seed per batch,
+the same layout from bytes it expands from one seed per batch (drawn from the run's seed),
 and hands a failing example's bytes back to Hypothesis to shrink.
 """
 
