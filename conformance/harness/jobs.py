@@ -78,20 +78,34 @@ def deal(count: int, jobs: int) -> list[list[int]]:
 
 
 def _stop_handler(signum, _frame):
+    """A worker's SIGINT and SIGTERM: the first stops the task (KeyboardInterrupt); the later ones
+    are let pass (a Python handler that does nothing: SIG_IGN instead would make CPython raise
+    "signal ignored due to race condition" for one already on its way)."""
     for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, signal.SIG_IGN)
+        signal.signal(s, _let_pass)
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
-def _worker(task: Callable, share: list[tuple[int, Any]], conn) -> None:
-    """A worker process's body: run ``task`` on ``share``, answers and the end sent on ``conn``."""
-    # started with SIGINT ignored (so an interruption while it starts up ends nothing half-way);
-    # from here on SIGINT and SIGTERM stop the task as they stop a serial run
+def _let_pass(_signum, _frame):
+    pass
+
+
+#: the signals that stop a campaign, ignored while a worker process is started
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _worker(task: Callable, shares, conn) -> None:
+    """A worker process's body: run ``task`` on its share (read from ``shares``, a pipe end),
+    answers and the end sent on ``conn``."""
+    # started with SIGINT and SIGTERM ignored (Jobs._start), so nothing stopped it half-way
+    # through starting up; from here on they stop the task as they stop a serial run
     signal.signal(signal.SIGINT, _stop_handler)
     signal.signal(signal.SIGTERM, _stop_handler)
     stats: dict = {}
     try:
         try:
+            share = shares.recv()
+            shares.close()
             task(share, lambda index, answer: conn.send(("item", index, answer)), stats)
             conn.send(("end", stats))
         except KeyboardInterrupt:
@@ -162,22 +176,34 @@ class Jobs:
     # -- the parent's side ---------------------------------------------------------------
     def _start(self, w: _Worker) -> None:
         reader, writer = self._ctx.Pipe(duplex=False)
+        shares, sender = self._ctx.Pipe(duplex=False)
         share = [(i, self._items[i]) for i in w.pending]
-        w.process = self._ctx.Process(target=_worker, args=(self.task, share, writer),
+        w.process = self._ctx.Process(target=_worker, args=(self.task, shares, writer),
                                       name=f"bgconf-job-{w.number + 1}")
         w.answered, w.ended, w.failure = False, False, None
-        previous = None
-        try:  # the child inherits SIGINT ignored until its handler is in place (see _worker)
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        except ValueError:  # not the main thread
+        # SIGINT and SIGTERM are ignored while the worker process is started, which takes a few
+        # milliseconds (its share is sent afterwards): the child inherits them ignored, so that
+        # nothing stops it half-way through starting up (_worker then takes them)
+        handlers = {}
+        try:
+            for sig in _STOP_SIGNALS:
+                handlers[sig] = signal.signal(sig, signal.SIG_IGN)
+        except ValueError:  # not the main thread: signals are the main thread's
             pass
         try:
             w.process.start()
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
         writer.close()
+        shares.close()
         w.conn = reader
+        try:  # an interruption while the share is sent stops the run as any other (run)
+            sender.send(share)
+        except (BrokenPipeError, OSError):
+            pass  # the worker died at once: its pipe's end tells (_ended)
+        finally:
+            sender.close()
 
     def _loop(self) -> bool:
         while True:
@@ -261,7 +287,7 @@ class Jobs:
         """Stop every worker (SIGINT; killed after STOP_GRACE); with ``deliver``, hand on the
         answers that came in meanwhile, in order, skipping the unanswered items."""
         for w in self._workers:
-            if w.conn is not None and w.process.is_alive():
+            if w.conn is not None and w.process.pid is not None and w.process.is_alive():
                 try:
                     os.kill(w.process.pid, signal.SIGINT)
                 except (OSError, AttributeError):
@@ -287,7 +313,7 @@ class Jobs:
         if deliver:
             self._flush(skip_gaps=True)
         for w in self._workers:
-            if w.process is not None:
+            if w.process is not None and w.process.pid is not None:  # started
                 w.process.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def _kill_all(self) -> None:
@@ -295,7 +321,7 @@ class Jobs:
             if w.conn is not None:
                 w.conn.close()
                 w.conn = None
-            if w.process is not None and w.process.is_alive():
+            if w.process is not None and w.process.pid is not None and w.process.is_alive():
                 w.process.kill()
                 w.process.join(timeout=5)
 
