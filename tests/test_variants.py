@@ -325,3 +325,17 @@ def test_openspiel_hyper_backgammon_plays_agree_with_the_reference():
     for record in totals.games:
         if record.status != "truncated":
             assert record.reference["winner"] in ("x", "o")
+
+
+@pytest.mark.parametrize("command", ["perft", "bisect"])
+def test_perft_and_bisect_refuse_a_variant_the_engine_does_not_declare(command, capsys, monkeypatch):
+    """An engine is asked only about the variants it declares (spec/protocol.md, rule options):
+    a Python engine declaring none is refused hypergammon-3, exit 2, before anything is asked."""
+    from conformance.cli import main
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+
+    code = main([command, "--engine", "python:engines_for_tests:dice_order", "start", "--variant", "hypergammon-3",
+                 "--depth", "1"])
+    assert code == 2
+    assert "does not declare the variant hypergammon-3" in capsys.readouterr().err
