@@ -328,14 +328,21 @@ def test_openspiel_hyper_backgammon_plays_agree_with_the_reference():
 
 
 @pytest.mark.parametrize("command", ["perft", "bisect"])
-def test_perft_and_bisect_refuse_a_variant_the_engine_does_not_declare(command, capsys, monkeypatch):
+def test_perft_and_bisect_refuse_a_variant_the_engine_does_not_declare(command, capsys, monkeypatch, tmp_path):
     """An engine is asked only about the variants it declares (spec/protocol.md, rule options):
-    a Python engine declaring none is refused hypergammon-3, exit 2, before anything is asked."""
+    the reference, declaring the standard game alone, is refused hypergammon-3, exit 2, before
+    anything is asked."""
     from conformance.cli import main
 
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-
-    code = main([command, "--engine", "python:engines_for_tests:dice_order", "start", "--variant", "hypergammon-3",
+    (tmp_path / "standard_only.py").write_text(
+        "from conformance.engines.adapters.reference import ReferenceEngine\n\n\n"
+        "class StandardOnly(ReferenceEngine):\n"
+        "    def describe(self):\n"
+        "        info = super().describe()\n"
+        "        options = {k: v for k, v in info.get('rule_options', {}).items() if k != 'variant'}\n"
+        "        return dict(info, name='standard-only', rule_options=options)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    code = main([command, "--engine", "python:standard_only:StandardOnly", "start", "--variant", "hypergammon-3",
                  "--depth", "1"])
     assert code == 2
     assert "does not declare the variant hypergammon-3" in capsys.readouterr().err
