@@ -9,28 +9,12 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conformance.engines.adapters import EngineUnavailable
 from conformance.cases import load_suite
 from conformance.harness.compare import _engine_plays
 from conformance.model import format_play
 from conformance.harness.runner import run_cases
 from conformance.harness.strategies import dice, positions
 from reference_impl import legal_plays
-
-
-@pytest.fixture(scope="module")
-def gnubg():
-    from conformance.engines.adapters.gnubg.engine import GnubgEngine
-
-    try:
-        engine = GnubgEngine()
-        engine.describe()
-    except EngineUnavailable as exc:
-        if os.environ.get("BGCONF_REQUIRE_GNUBG") == "1":
-            pytest.fail(f"GNU Backgammon is required here: {exc}")
-        pytest.skip(f"GNU Backgammon not installed: {exc}")
-    yield engine
-    engine.close()
 
 
 DIFFERENTIAL_SAMPLES = int(os.environ.get("BGCONF_DIFFERENTIAL_SAMPLES", "2000"))

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from conformance.cases import load_suite
 from conformance.cli import main
-from conformance.engines.adapters import EngineUnavailable
 from conformance.engines.adapters.reference import ReferenceEngine
 from conformance.harness.profiles import ALL_PROFILES, in_profile, split_profile, variant_profile
 from conformance.harness.runner import run_cases
@@ -264,21 +263,6 @@ def test_the_variant_table_has_a_row_per_declared_variant():
 
 
 # -- GNU Backgammon -----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def gnubg():
-    from conformance.engines.adapters.gnubg.engine import GnubgEngine
-
-    try:
-        engine = GnubgEngine()
-        engine.describe()
-    except EngineUnavailable as exc:
-        if os.environ.get("BGCONF_REQUIRE_GNUBG") == "1":
-            pytest.fail(f"GNU Backgammon is required here: {exc}")
-        pytest.skip(f"GNU Backgammon not installed: {exc}")
-    yield engine
-    engine.close()
-
-
 def test_gnubg_declares_and_plays_every_variant(gnubg):
     assert set(gnubg.describe()["rule_options"]["variant"]) == set(VARIANTS)
 
