@@ -38,7 +38,12 @@ def test_every_chosen_play_case_passes(external, tmp_path):
     rows = [json.loads(x) for x in report.read_text().splitlines()]
     cases = [r for r in rows if r.get("type") == "case"]
     chosen = [r for r in cases if r["kind"] == "chosen_play"]
-    assert chosen and {r["status"] for r in chosen} == {"pass"}
+    # the chosen-play forms of the variant cases are not asked: it declares no variant (its FIBS
+    # board lines cannot carry a checker count), so they are unsupported with that reason
+    standard = [r for r in chosen if not r["file"].startswith("cases/variants/")]
+    assert standard and {r["status"] for r in standard} == {"pass"}
+    assert all(r["status"] == "unsupported" and "variant" in r.get("message", "")
+               for r in chosen if r["file"].startswith("cases/variants/"))
     # nothing but chosen plays can be asked of it
     assert {r["status"] for r in cases if r["kind"] != "chosen_play"} == {"unsupported"}
     assert rows[0]["engine"]["name"] == "gnubg-external"
