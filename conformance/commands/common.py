@@ -171,6 +171,20 @@ def add_variant_option(parser: argparse.ArgumentParser, what: str) -> None:
                         help=f"{what} in this game (spec/rules.md, variant.option; default standard)")
 
 
+def refuse_undeclared_variant(engine, info: dict, name: str, variant: str) -> bool:
+    """Whether ``engine`` (started as ``name``, described by ``info``) must be refused
+    ``variant``: True, with the engine closed and one line printed, when its ``rule_options``
+    do not list it (an option an engine does not mention is offered at its default only, as
+    ``harness.runner.unsupported_reason`` reads it; spec/protocol.md, rule options)."""
+    from conformance.model import RULE_DEFAULTS
+
+    if variant in (info.get("rule_options") or {}).get("variant", [RULE_DEFAULTS["variant"]]):
+        return False
+    engine.close()
+    err(f"engine {name!r} does not declare the variant {variant} (its rule_options)")
+    return True
+
+
 def output_problem(path: str | Path, directory: bool = False) -> str | None:
     """Why ``path`` cannot be written, or None. Missing folders are allowed when the
     nearest existing one is a writable folder (they are created when written)."""

@@ -15,7 +15,8 @@ import argparse
 
 from conformance.commands.common import (
     EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, add_engine_options, add_jobs_option,
-    add_variant_option, err, interruptible, jobs_wanted, open_engine, positive_int, shard, signal_name,
+    add_variant_option, err, interruptible, jobs_wanted, open_engine, positive_int, refuse_undeclared_variant, shard,
+    signal_name,
 )
 from conformance.harness.found_cases import check_case, fresh_ids
 from conformance.harness.fuzz import CAPABILITY, Campaign, Finding, case_yaml, run_campaign, spec_anchors
@@ -134,9 +135,7 @@ def cmd_fuzz(args) -> int:
     asked = args.kind or ["legal_plays"]
     kinds = list(KINDS) if "all" in asked else list(dict.fromkeys(asked))
     chosen = [k for k in kinds if CAPABILITY[k] in caps]
-    if args.variant not in (info.get("rule_options") or {}).get("variant", ["standard"]):
-        engine.close()
-        err(f"engine {args.engine!r} does not declare the variant {args.variant} (its rule_options)")
+    if refuse_undeclared_variant(engine, info, args.engine, args.variant):
         return EXIT_USAGE
     for k in kinds:
         if k not in chosen:

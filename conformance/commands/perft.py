@@ -17,18 +17,13 @@ from conformance.model import ModelError, encode_position_id
 
 def _start(args):
     """The started engine, or the exit code (``common.open_engine``: 2 or 4)."""
-    from conformance.commands.common import CommandExit, err, open_engine
+    from conformance.commands.common import CommandExit, open_engine, refuse_undeclared_variant
 
     try:
         engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
     except CommandExit as stop:
         return stop.code
-    # an engine is asked only about the variants it declares (spec/protocol.md, rule options)
-    if args.variant not in (info.get("rule_options") or {}).get("variant", ["standard"]):
-        engine.close()
-        err(f"engine {args.engine!r} does not declare the variant {args.variant} (its rule_options)")
-        return 2
-    return engine
+    return 2 if refuse_undeclared_variant(engine, info, args.engine, args.variant) else engine
 
 
 def cmd_perft(args) -> int:
