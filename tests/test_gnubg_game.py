@@ -19,7 +19,6 @@ from conformance.cases import load_suite
 from conformance.model import CUBE_ACTIONS, MOMENTS, RULE_DEFAULTS
 from conformance.harness.runner import run_cases
 
-from test_gnubg import gnubg  # noqa: F401  (the shared GNU Backgammon fixture)
 
 GAME_KINDS = ("game_result", "cube_action", "opening_roll", "match_transition")
 
