@@ -8,7 +8,8 @@ checked more strictly than ``bgconf run`` checks a third-party engine's: a play_
 that leaves out the reason of an illegal play fails, and so does a legal_plays answer that lists
 a play twice (``strict_sets``); a perft case fails too when the reference's answer for its
 position at depth 0 is not 1, or when the shares ``bgconf perft --divide`` prints do not add up
-to the case's count. When every case passes, the real matches of
+to the case's count. The cases other than perft are asked first and the perft cases only when
+those all pass, so that a mutant the cheap cases kill does not pay for perft. When every case passes, the real matches of
 ``tests/data/matches/`` are replayed as ``bgconf replay`` replays them and compared with their
 expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``), and so are the
 record files with known verdicts of ``cases/replays/`` (``harness.replay_verdicts``); a
@@ -79,12 +80,20 @@ def main(argv: list[str] | None = None) -> int:
     if suite.errors or not suite.cases:
         print(f"{MARK} setup: the bundled suite does not load ({len(suite.errors)} errors, {len(suite.cases)} cases)")
         return EXIT_NOT_RUN
-    results = [_exact(r) for r in run_cases(ReferenceEngine(), suite.cases, strict_sets=True)]
-    bad = [r for r in results if r.status != "pass"]
+    # the cheap cases first, perft (most of the time) last: a mutant stops at the first group
+    # with a case that does not pass, so a killed mutant costs a fraction of the whole suite
+    engine = ReferenceEngine()
+    groups = ([c for c in suite.cases if c.kind != "perft"], [c for c in suite.cases if c.kind == "perft"])
+    results = []
+    for group in groups:
+        results += [_exact(r) for r in run_cases(engine, group, strict_sets=True)]
+        bad = [r for r in results if r.status != "pass"]
+        if bad:
+            break
     if not bad:
         print(f"all {len(results)} cases pass")
         return _replays()
-    print(f"{len(bad)} of {len(results)} cases do not pass:")
+    print(f"{len(bad)} of {len(results)} cases asked do not pass:")
     for r in bad[:10]:
         message = " ".join(str(r.outcome.message).split())
         print(f"  {r.case.id} ({r.status}): {message[:200]}")
