@@ -67,15 +67,17 @@ def _routes(segments: Sequence[tuple[int, int]], dice: Sequence[int]):
     return found
 
 
-def play_check(position: Position, dice: Sequence[int], steps: Sequence[Sequence[int]]) -> Verdict:
+def play_check(position: Position, dice: Sequence[int], steps: Sequence[Sequence[int]],
+               plays: dict | None = None) -> Verdict:
     """Verdict on a play given as its moves ``[(from, to), ...]`` (25 bar, 0 off), in
     the order written; a move may span several dice (``(13, 5)`` with 5-3).
 
     ``dice``: two ints 1..6. Never raises for a valid position; a physically
-    impossible step gives ``legal=False`` with its reason.
+    impossible step gives ``legal=False`` with its reason. ``plays``: ``legal_plays(position,
+    dice)`` when the caller has it already (judging many plays of one roll), else computed here.
     """
     segments = [(int(a), int(b)) for a, b in steps]
-    plays = legal_plays(position, dice)
+    plays = legal_plays(position, dice) if plays is None else plays
     try:
         if apply_steps(position, segments) in plays:
             return Verdict(True)

@@ -115,7 +115,7 @@ def play_checks(case: Case) -> list[Case]:
             written = written_moves(text)
         except ModelError:
             continue
-        verdict = play_check(position, dice, written)
+        verdict = play_check(position, dice, written, plays)
         if verdict.reason in SKIPPED:
             continue
         if verdict.legal:
