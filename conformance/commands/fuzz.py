@@ -12,6 +12,7 @@ reference and on the engine.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from conformance.commands.common import (
     EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, add_engine_options, add_jobs_option,
@@ -19,10 +20,11 @@ from conformance.commands.common import (
     signal_name,
 )
 from conformance.harness.found_cases import check_case, fresh_ids
-from conformance.harness.fuzz import CAPABILITY, Campaign, Finding, case_yaml, run_campaign, spec_anchors
-from conformance.harness.questions import PLAY_KINDS
+from conformance.harness.questions import CAPABILITY, FUZZ_KINDS as KINDS, PLAY_KINDS
 from conformance.harness.shard import WHOLE
-from conformance.harness.strategies import KINDS
+
+if TYPE_CHECKING:  # conformance.harness.fuzz (and hypothesis with it) is imported when a campaign runs
+    from conformance.harness.fuzz import Campaign, Finding
 
 
 # -- what the command prints ------------------------------------------------------------
@@ -30,6 +32,7 @@ def finding_text(finding: Finding, number: int, camp: Campaign, engine_label: st
     """The diff, the board and the YAML case of one finding."""
     from conformance.cases import resources
     from conformance.harness.diagram import board_diagram
+    from conformance.harness.fuzz import case_yaml, spec_anchors
 
     ex, m = finding.example, finding.mismatch
     how = (f"shrunk in {finding.shrink_calls} calls ({finding.shrink_seconds:.1f} s)" if finding.shrunk
@@ -145,6 +148,7 @@ def cmd_fuzz(args) -> int:
         engine.close()
         return EXIT_USAGE
     found = False
+    from conformance.harness.fuzz import run_campaign
     from conformance.harness.runner import EngineStarter
 
     jobs, starter = jobs_wanted(args), EngineStarter(args.engine, args.timeout, args.max_restarts)

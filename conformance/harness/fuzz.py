@@ -43,14 +43,10 @@ from hypothesis.errors import HypothesisException
 
 from conformance.harness.found_cases import (REASON_ANCHORS, case_tags, case_text, case_title, heuristic_anchors,
                                              situation_anchors)
-from conformance.harness.questions import PLAY_KINDS, Question
+from conformance.harness.questions import CAPABILITY, PLAY_KINDS, Question  # CAPABILITY: re-exported
 from conformance.harness.shard import WHOLE, Shard
 from conformance.harness.strategies import decode_example, example_size
 from conformance.model import BAR, Cube, Match, ModelError, Position, effective_rules, format_play, play_to_position
-
-#: the kind of a request -> the capability an engine declares for it (spec/protocol.md, describe)
-CAPABILITY = {"legal_plays": "legal-plays", "play_check": "play-check", "game_result": "game-result",
-              "chosen_play": "chosen-play"}
 
 
 # -- judging one answer ------------------------------------------------------------------

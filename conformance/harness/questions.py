@@ -16,10 +16,17 @@ from typing import Any
 
 from conformance.model import RULE_DEFAULTS, Cube, Match, Position
 
-__all__ = ["PLAY_KINDS", "Question"]
+__all__ = ["PLAY_KINDS", "FUZZ_KINDS", "CAPABILITY", "Question"]
 
 #: kinds whose input is a position and a roll, judged on the legal set (spec: move.*)
 PLAY_KINDS = ("legal_plays", "chosen_play")
+
+#: the kinds of question ``bgconf fuzz`` generates (``conformance.harness.strategies`` draws them)
+FUZZ_KINDS = ("legal_plays", "play_check", "game_result", "chosen_play")
+
+#: the kind of a request -> the capability an engine declares for it (spec/protocol.md, describe)
+CAPABILITY = {"legal_plays": "legal-plays", "play_check": "play-check", "game_result": "game-result",
+              "chosen_play": "chosen-play"}
 
 
 @dataclass

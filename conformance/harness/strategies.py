@@ -40,7 +40,7 @@ from conformance.model import (
     BAR, CHECKERS, OFF, VARIANT_CHECKERS, Cube, Match, Position, RULE_DEFAULTS, dice_moves, play_text,
     written_moves,
 )
-from conformance.harness.questions import Question
+from conformance.harness.questions import FUZZ_KINDS, Question
 from reference_impl.movegen import do_step
 
 __all__ = [
@@ -49,7 +49,8 @@ __all__ = [
     "examples", "example_bytes",
 ]
 
-KINDS = ("legal_plays", "play_check", "game_result", "chosen_play")
+#: the kinds drawn (defined where no hypothesis import is needed: conformance.harness.questions)
+KINDS = FUZZ_KINDS
 
 
 # -- byte tables ------------------------------------------------------------------
