@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pgx", reason="pgx not installed (pip install 'bgconf[pgx]')")
 
-from conformance.engines.adapters import pgx  # noqa: E402
+from conformance.engines.adapters import jax_cache, pgx  # noqa: E402
 from conformance.harness.fuzz import Oracle, search  # noqa: E402
 from conformance.harness.strategies import decode_example, example_size  # noqa: E402
 
@@ -115,3 +115,49 @@ def test_a_playout_game_is_the_same_batched_and_one_state_at_a_time(serial):
                        [(m.ply, m.kind, str(m.position), m.dice, m.missing, m.extra) for m in totals.mismatches])
     assert records[True] == records[False]
     assert records[False][0] > 20
+
+
+# -- what JAX compiled for pgx, kept between processes ---------------------------------------
+def test_the_compile_cache_directory_is_chosen_by_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv(jax_cache.CACHE_ENV, raising=False)
+    assert jax_cache.compile_cache() == tmp_path / "xdg" / "bgconf" / "jax"  # platformdirs' user cache, made
+    assert (tmp_path / "xdg" / "bgconf" / "jax").is_dir()
+    monkeypatch.setenv(jax_cache.CACHE_ENV, str(tmp_path / "mine"))
+    assert jax_cache.compile_cache() == tmp_path / "mine"
+    monkeypatch.setenv(jax_cache.CACHE_ENV, "off")
+    assert jax_cache.compile_cache() is None
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    monkeypatch.setenv(jax_cache.CACHE_ENV, str(blocker / "jax"))
+    assert jax_cache.compile_cache() is None  # cannot be made: no cache, no error
+    monkeypatch.setenv(jax_cache.CACHE_ENV, str(tmp_path / "mine"))
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "jax-own"))
+    assert jax_cache.compile_cache() is None  # the user's own JAX setting is left to JAX
+
+
+def test_a_second_process_loads_what_the_first_compiled_and_answers_the_same(tmp_path):
+    from conformance.cases import load_suite
+
+    ids = [c.id for c in load_suite().cases
+           if c.kind in ("legal_plays", "game_result") and "variant" not in (c.rules or {})][:6]
+    cache = tmp_path / "cache"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop(pgx.SERIAL_ENV, None)
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    reports = []
+    for label, where in (("cold", str(cache)), ("warm", str(cache)), ("none", "off")):
+        report = tmp_path / f"{label}.jsonl"
+        argv = [sys.executable, "-m", "conformance.cli", "run", "--engine", "pgx", "--report", str(report)]
+        for case_id in ids:
+            argv += ["--case", case_id]
+        proc = subprocess.run(argv, capture_output=True, text=True, env={**env, jax_cache.CACHE_ENV: where}, timeout=900)
+        assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        reports.append(_cases(report))
+        if label == "cold":
+            kept = sorted(p.name for p in cache.rglob("*") if p.is_file())
+            assert kept, "nothing was kept in the compile cache"
+    assert sorted(p.name for p in cache.rglob("*") if p.is_file()) == kept  # the warm run compiled nothing new
+    assert len(reports[0]) == len(ids)
+    assert reports[0] == reports[1] == reports[2]

@@ -40,7 +40,8 @@ that board in board form.
 its last checker on the lowest point of its home board the loser leaves open, with that die to
 play, and pgx's step (batched: its mask, its move and its score) bears it off. pgx has no doubling
 cube: the points are its reward times the case's cube value (the stake of the game, outside pgx).
-No rule options (Jacoby, backgammon multiplier) are offered.
+No rule options (Jacoby, backgammon multiplier) are offered. What JAX compiles is kept between
+processes (``jax_cache``; ``BGCONF_PGX_CACHE=off`` keeps nothing).
 
 Capabilities: ``legal-plays``; ``play-check`` (legal iff the play's resulting position is one of
 pgx's); ``game-result``; ``"batch": true`` unless the serial path is chosen.
@@ -53,16 +54,10 @@ import os
 from collections import namedtuple
 
 from conformance.engines.adapters import EngineUnavailable
+from conformance.engines.adapters.jax_cache import keep_compiled
 from conformance.engines.adapters.third_party import ThirdPartyAdapter, play_check_answer, plays_answer
 from conformance.engines.interface import Unsupported, failure_reply, installed_version
-from conformance.model import (
-    BAR,
-    OFF,
-    Cube,
-    Position,
-    other,
-    parse_dice,
-)
+from conformance.model import BAR, OFF, Cube, Position, other, parse_dice
 
 NAME = "pgx"
 DISTRIBUTION = "pgx"
@@ -113,6 +108,7 @@ def load_engine() -> Engine:
         from pgx import backgammon as bg
     except ImportError as exc:
         raise EngineUnavailable(f"{DISTRIBUTION} cannot be imported ({exc}): pip install 'bgconf[{NAME}]'") from None
+    keep_compiled(jax)
     env = pgx.make("backgammon")
     jnp = jax.numpy
 
