@@ -14,7 +14,7 @@ from conformance.cases import resources
 from conformance.commands.common import (CommandExit, EXIT_USAGE, add_engine_options, add_jobs_option, case_inputs,
                                          check_anchors, check_outputs, commit_outputs, err, interruptible, jobs_wanted,
                                          open_engine, shard, signal_name, suite_for)
-from conformance.harness.runner import EngineStarter, EngineTally, run_cases, run_cases_jobs
+from conformance.harness.runner import EngineStarter, EngineTally, ask_workers, run_cases, run_cases_jobs
 from conformance.harness.selection import asked, choose
 from conformance.reports.report import case_line, footer, header
 
@@ -80,9 +80,9 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
     stop the run with what was answered (the record says which). Raises CommandExit for
     every reason the run cannot start: 2 bad selection or output, 3 case file errors
     against --suite-version, 4 the engine cannot start."""
-    from conformance.harness.expectations import ExpectationsError, apply_one, load, stale
+    from conformance.harness.expectations import ExpectationsError, load
     from conformance.reports.files import OutputError
-    from conformance.reports.report import ReportWriter, selection
+    from conformance.reports.report import ReportWriter
 
     apply_variant(args)
     check_outputs(outputs, directories, inputs=run_inputs(args))
@@ -115,6 +115,27 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
     except OutputError as exc:
         err(f"--report {outputs.get('--report')}: cannot write there: {exc.reason}")
         raise CommandExit(EXIT_USAGE) from None
+    jobs = jobs_wanted(args)
+    strict = getattr(args, "strict_sets", False)
+    # with --jobs, the workers start their engines while this process starts its own to describe
+    # it and makes the cases; closed below, whatever happens
+    workers = ask_workers(EngineStarter(args.engine, args.timeout, args.max_restarts), jobs,
+                          strict_sets=strict) if jobs > 1 else None
+    try:
+        return _execute(args, suite, selected, chosen, expectations, writer, files, jobs, strict, workers)
+    finally:
+        if workers is not None:
+            workers.close()
+
+
+def _execute(args, suite, selected: int, chosen: list, expectations, writer, files, jobs: int, strict: bool,
+             workers) -> RunRecord:
+    """``execute`` from the engine's start on: describe it, make the cases it is asked, ask them
+    (here, or by ``workers`` with ``--jobs``), write the report."""
+    from conformance.harness.expectations import apply_one, stale
+    from conformance.reports.report import selection
+
+    shard = getattr(args, "shard", None)
     engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
     from conformance.cases import CAPABILITIES
 
@@ -139,9 +160,7 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
 
     t0 = time.perf_counter()
     interrupted = None
-    jobs = jobs_wanted(args)
     tally = EngineTally()
-    strict = getattr(args, "strict_sets", False)
     try:
         with interruptible():
             writer.write(header(info, suite.content_hash, sys.argv[1:], picked))
@@ -149,7 +168,7 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
                 if jobs > 1:  # each worker starts its own engine; this one has described it
                     engine.close()
                     run_cases_jobs(EngineStarter(args.engine, args.timeout, args.max_restarts), info, chosen, jobs,
-                                   progress=answered, strict_sets=strict, tally=tally)
+                                   progress=answered, strict_sets=strict, tally=tally, workers=workers)
                 else:
                     run_cases(engine, chosen, progress=answered, strict_sets=strict)
             finally:

@@ -28,10 +28,17 @@ crash confined to one case nor a report written case by case could be had from i
 here are ``multiprocessing.Process`` objects with one ``Pipe`` each, read with
 ``multiprocessing.connection.wait``.
 
+Workers can be started before the items are known (``Jobs.start``): each starts its task at
+once, and the task receives its share when it first reads it, so a task that starts its engine
+before reading its share has it ready by the time the parent has made the items (the parent
+meanwhile starts its own engine to describe it and derives the cases). ``Jobs.close`` ends
+workers that ``run`` was never given items for.
+
 ``task(share, emit, stats)`` is what a worker runs: ``share`` its (index, item) pairs in order,
 ``emit(index, answer)`` sends one answer, ``stats`` a dict the task fills (also when it is
 interrupted) and the parent gets back (``Jobs.stats``). ``task`` and the items must pickle (a
-module-level function, or a ``functools.partial`` of one).
+module-level function, or a ``functools.partial`` of one). ``share`` is read when the task first
+iterates it (or takes its length): until then the parent may still be making the items.
 """
 
 from __future__ import annotations
@@ -94,9 +101,35 @@ def _let_pass(_signum, _frame):
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+class _Share:
+    """A worker's share of the items, received from the parent (``conn``, a pipe end) when the
+    task first reads it: a sequence of (index, item) pairs."""
+
+    def __init__(self, conn) -> None:
+        self._conn = conn
+        self._pairs: list | None = None
+
+    def _load(self) -> list:
+        if self._pairs is None:
+            try:
+                self._pairs = self._conn.recv()
+            finally:
+                self._conn.close()
+        return self._pairs
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __getitem__(self, k):
+        return self._load()[k]
+
+
 def _worker(task: Callable, shares, conn) -> None:
-    """A worker process's body: run ``task`` on its share (read from ``shares``, a pipe end),
-    answers and the end sent on ``conn``."""
+    """A worker process's body: run ``task`` on its share (read from ``shares``, a pipe end, when
+    the task first reads it: ``_Share``), answers and the end sent on ``conn``."""
     # started with SIGINT and SIGTERM ignored (Jobs._start), so nothing stopped it half-way
     # through starting up; from here on they stop the task as they stop a serial run
     signal.signal(signal.SIGINT, _stop_handler)
@@ -104,9 +137,7 @@ def _worker(task: Callable, shares, conn) -> None:
     stats: dict = {}
     try:
         try:
-            share = shares.recv()
-            shares.close()
-            task(share, lambda index, answer: conn.send(("item", index, answer)), stats)
+            task(_Share(shares), lambda index, answer: conn.send(("item", index, answer)), stats)
             conn.send(("end", stats))
         except KeyboardInterrupt:
             conn.send(("end", stats, "interrupted"))
@@ -132,6 +163,7 @@ class _Worker:
     answered: bool = False
     ended: bool = False
     failure: str | None = None
+    sender: Any = None
 
 
 @dataclass
@@ -144,11 +176,32 @@ class Jobs:
 
     task: Callable
     jobs: int
-    deliver: Callable[[int, Any], bool | None]
-    lost: Callable[[int, str], Any]
+    deliver: Callable[[int, Any], bool | None] | None = None
+    lost: Callable[[int, str], Any] | None = None
     stats: list[dict] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     stopped: bool = False
+    _early: list = field(default_factory=list, repr=False)
+
+    def start(self) -> None:
+        """Start the ``jobs`` workers now, before ``run`` is given the items: each runs its task,
+        which gets its share when it first reads it. ``deliver`` and ``lost`` may still be set
+        after this, before ``run``. Pair with ``close`` (in a ``finally``) for the case where
+        ``run`` is never called."""
+        self._ctx = multiprocessing.get_context("spawn")
+        self._items = []
+        for j in range(max(1, self.jobs)):
+            w = _Worker(j, deque())
+            self._spawn(w)
+            self._early.append(w)
+
+    def close(self) -> None:
+        """End the workers ``start`` started that ``run`` never took (killed; nothing to answer).
+        Does nothing after ``run``."""
+        if self._early:
+            self._workers = self._early
+            self._early = []
+            self._kill_all()
 
     def run(self, items: Sequence[Any]) -> bool:
         """Answer every item (or until ``deliver`` says stop: returns True then, else False).
@@ -159,12 +212,22 @@ class Jobs:
         self._items = items
         self._buffer: dict[int, Any] = {}
         self._next = 0
-        self._ctx = multiprocessing.get_context("spawn")
-        workers = [_Worker(j, deque(share)) for j, share in enumerate(deal(len(items), max(1, self.jobs))) if share]
+        shares = deal(len(items), max(1, self.jobs))
+        early, self._early = self._early, []
+        if early:  # started already (start): each gets its share, an empty one ends it
+            for w, share in zip(early, shares):
+                w.pending = deque(share)
+            workers = early
+        else:
+            self._ctx = multiprocessing.get_context("spawn")
+            workers = [_Worker(j, deque(share)) for j, share in enumerate(shares) if share]
         self._workers = workers
         try:
             for w in workers:
-                self._start(w)
+                if early:
+                    self._send(w)
+                else:
+                    self._start(w)
             self.stopped = self._loop()
             return self.stopped
         except KeyboardInterrupt:
@@ -175,9 +238,14 @@ class Jobs:
 
     # -- the parent's side ---------------------------------------------------------------
     def _start(self, w: _Worker) -> None:
+        """Start worker ``w`` and send it its share (its pending items)."""
+        self._spawn(w)
+        self._send(w)
+
+    def _spawn(self, w: _Worker) -> None:
+        """Start worker ``w``'s process; its share is sent by ``_send``."""
         reader, writer = self._ctx.Pipe(duplex=False)
         shares, sender = self._ctx.Pipe(duplex=False)
-        share = [(i, self._items[i]) for i in w.pending]
         w.process = self._ctx.Process(target=_worker, args=(self.task, shares, writer),
                                       name=f"bgconf-job-{w.number + 1}")
         w.answered, w.ended, w.failure = False, False, None
@@ -198,8 +266,13 @@ class Jobs:
         writer.close()
         shares.close()
         w.conn = reader
+        w.sender = sender
+
+    def _send(self, w: _Worker) -> None:
+        """Send worker ``w`` its share: the (index, item) pairs of its pending items."""
+        sender, w.sender = w.sender, None
         try:  # an interruption while the share is sent stops the run as any other (run)
-            sender.send(share)
+            sender.send([(i, self._items[i]) for i in w.pending])
         except (BrokenPipeError, OSError):
             pass  # the worker died at once: its pipe's end tells (_ended)
         finally:
@@ -318,6 +391,9 @@ class Jobs:
 
     def _kill_all(self) -> None:
         for w in self._workers:
+            if w.sender is not None:  # started, never sent its share
+                w.sender.close()
+                w.sender = None
             if w.conn is not None:
                 w.conn.close()
                 w.conn = None

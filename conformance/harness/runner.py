@@ -199,9 +199,23 @@ def _ask_share(starter: Callable[[], Engine], batch_size: int, strict_sets: bool
         stats.update(engine_stats(engine))
 
 
+def ask_workers(starter: Callable[[], Engine], jobs: int, *, batch_size: int = 200, strict_sets: bool = False):
+    """The ``jobs`` worker processes of a ``run_cases_jobs`` to come, started now
+    (``jobs.Jobs.start``): each starts its engine from ``starter`` while the caller starts its own
+    to describe it and makes the cases. Give them to ``run_cases_jobs(workers=...)``, and
+    ``close()`` them in a ``finally`` (ends them if they were never given the cases)."""
+    from functools import partial
+
+    from conformance.harness.jobs import Jobs
+
+    workers = Jobs(partial(_ask_share, starter, batch_size, strict_sets), jobs)
+    workers.start()
+    return workers
+
+
 def run_cases_jobs(starter: Callable[[], Engine], info: dict, cases: Iterable[Case], jobs: int, *,
                    batch_size: int = 200, progress: Callable[[CaseResult], None] | None = None,
-                   strict_sets: bool = False, tally: EngineTally | None = None) -> list[CaseResult]:
+                   strict_sets: bool = False, tally: EngineTally | None = None, workers=None) -> list[CaseResult]:
     """``run_cases`` over ``jobs`` worker processes (``conformance.harness.jobs``), each with its
     own engine from ``starter`` (an ``EngineStarter``; ``info``: the engine's ``describe()``).
     The cases it cannot answer are ``unsupported`` at once, as in ``run_cases``; the others are
@@ -209,7 +223,9 @@ def run_cases_jobs(starter: Callable[[], Engine], info: dict, cases: Iterable[Ca
     ``progress`` gets every result in the order ``run_cases`` gives them, so the report is the
     same. A worker that dies costs the case it was answering (``errored``, with a ``crash``
     incident). ``tally`` (filled also when interrupted) sums the engines' restarts, give-ups
-    and warnings. KeyboardInterrupt propagates after every answer in has gone to ``progress``."""
+    and warnings. KeyboardInterrupt propagates after every answer in has gone to ``progress``.
+    ``workers``: the ones ``ask_workers`` started for this run (with the same ``starter``,
+    ``jobs``, ``batch_size`` and ``strict_sets``); None starts them here."""
     from functools import partial
 
     from conformance.harness.jobs import Jobs
@@ -231,7 +247,8 @@ def run_cases_jobs(starter: Callable[[], Engine], info: dict, cases: Iterable[Ca
         return (Outcome("errored", message), 0.0,
                 [{"kind": "crash", "message": message}])
 
-    run = Jobs(partial(_ask_share, starter, batch_size, strict_sets), jobs, deliver, lost)
+    run = workers or Jobs(partial(_ask_share, starter, batch_size, strict_sets), jobs)
+    run.deliver, run.lost = deliver, lost
     try:
         run.run([cases[i] for i in todo])
     finally:
