@@ -65,3 +65,15 @@ def test_a_malformed_answers_file_is_named(tmp_path, text, problem):
     with pytest.raises(ValueError, match=problem) as info:
         load_answers(path)
     assert str(path) in str(info.value)
+
+
+def test_the_refusals_no_request_reaches_are_made_by_direct_calls():
+    """The mutation run's last check (tools/mutation/suite_on_reference.py): reference_impl refuses
+    dice outside 1..6 and a position not of the variant when called directly, with its own errors."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "mutation" / "suite_on_reference.py"
+    spec = importlib.util.spec_from_file_location("suite_on_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.refusal_differences() == []

@@ -13,7 +13,9 @@ those all pass, so that a mutant the cheap cases kill does not pay for perft. Wh
 ``tests/data/matches/`` are replayed as ``bgconf replay`` replays them and compared with their
 expected verdicts (``NAME.verdict.yaml``, ``record_judge.verdict_differences``), and so are the
 record files with known verdicts of ``cases/replays/`` (``harness.replay_verdicts``); a
-difference is printed as a failing case named ``replay:NAME``. The script imports the ``conformance`` and
+difference is printed as a failing case named ``replay:NAME``. Last, the refusals no request
+reaches (the adapter refuses those inputs first) are checked by direct calls of reference_impl
+(``refusal_differences``: dice outside 1..6, a position not of the variant). The script imports the ``conformance`` and
 ``reference_impl`` beside it (the copy it lives in), never an installed bgconf.
 
     python tools/mutation/suite_on_reference.py [--memory-mib 2048] [--cpu-seconds N]
@@ -177,11 +179,56 @@ def _answers() -> int:
     differences = answer_differences(ANSWERS, ReferenceEngine())
     if not differences:
         print(f"every request of {ANSWERS.relative_to(ROOT)} gets its pinned answer")
-        return EXIT_PASS
+        return _refusals()
     print(f"{len(differences)} requests of {ANSWERS.relative_to(ROOT)} answered otherwise than pinned:")
     for line in differences[:10]:
         name = line.split(":", 2)[1]
         print(f"  answer:{name} (fail): {' '.join(line.split())[:200]}")
+    return EXIT_FAIL
+
+
+def refusal_differences() -> list[str]:
+    """The refusals of reference_impl's public functions that no request reaches (the engine's
+    adapter refuses such inputs before it calls them), each checked by a direct call: the error
+    class and the start of its message. Returns one line per call that does not refuse so."""
+    from conformance.model import RULE_DEFAULTS, Cube, Match, Position
+    from reference_impl import legal_plays
+    from reference_impl.game import GameRuleError, game_result
+
+    start = [0] * 26
+    for point, count in ((24, 2), (13, 5), (8, 3), (6, 5)):
+        start[point] = count
+    start_position = Position.trusted("x", tuple(start), tuple(start))
+    over_x, over_o = [0] * 26, [0] * 26
+    over_x[0], over_o[6] = 15, 15
+    over = Position.trusted("o", tuple(over_x), tuple(over_o))  # x has borne off all 15
+    calls = [(f"legal_plays(start, {dice})", lambda d=dice: legal_plays(start_position, d), ValueError,
+              "dice must be two numbers 1..6")  # a die shows 1 to 6
+             for dice in ((0, 3), (3, 0), (7, 3), (3, 7), (8, 3), (3, 8), (-1, 3), (3, -1))]
+    calls.append(("game_result(15 checkers a side, variant hypergammon-3)",  # spec: variant.checkers
+                  lambda: game_result(over, Cube(), Match(), {**RULE_DEFAULTS, "variant": "hypergammon-3"}),
+                  GameRuleError, "the position has 15 checkers a side"))
+    differences = []
+    for name, call, error, message in calls:
+        try:
+            got = call()
+        except Exception as exc:  # noqa: BLE001  a mutant may raise anything
+            if type(exc) is not error or not str(exc).startswith(message):
+                differences.append(f"{name}: raised {type(exc).__name__}: {exc}; expected {error.__name__}: {message}")
+        else:
+            differences.append(f"{name}: returned {got!r}; expected {error.__name__}: {message}")
+    return differences
+
+
+def _refusals() -> int:
+    """``refusal_differences``: exit 0 when there is none."""
+    differences = refusal_differences()
+    if not differences:
+        print("every direct call of reference_impl that must refuse refuses")
+        return EXIT_PASS
+    print(f"{len(differences)} direct calls of reference_impl do not refuse as they must:")
+    for line in differences:
+        print(f"  call:{line.split('(', 1)[0]} (fail): {line[:200]}")
     return EXIT_FAIL
 
 
