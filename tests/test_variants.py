@@ -311,6 +311,26 @@ def test_openspiel_hyper_backgammon_plays_agree_with_the_reference():
             assert record.reference["winner"] in ("x", "o")
 
 
+def test_openspiel_hypergammon_playout_report_names_its_game(tmp_path, capsys):
+    """The report of a hypergammon playout says which game was played (the variant and OpenSpiel's
+    hyper_backgammon parameter), so it cannot be read as the standard game's; OpenSpiel 2.0.2's
+    returns of 0 to both sides at every end are game_result mismatches, its plays none."""
+    pytest.importorskip("pyspiel")
+    report = tmp_path / "hyper.jsonl"
+    code = main(["playout", "--engine", "openspiel", "--variant", "hypergammon-3", "--games", "4", "--seed", "1",
+                 "--report", str(report)])
+    lines = [json.loads(x) for x in report.read_text(encoding="utf-8").splitlines()]
+    header, footer = lines[0], lines[-1]
+    assert header["variant"] == "hypergammon-3"
+    assert header["engine"]["parameters"] == {"scoring_type": "full_scoring", "hyper_backgammon": True}
+    kinds = {x["kind"] for x in lines if x["type"] == "mismatch"}
+    finished = [x for x in lines if x["type"] == "game" and x["status"] != "truncated"]
+    assert kinds <= {"game_result"}
+    assert footer["mismatches"] == len(finished) == 4 and code == 1
+    assert all(x["engine"]["points"] == 0 and x["reference"]["points"] in (1, 2, 3) for x in finished)
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("command", ["perft", "bisect"])
 def test_perft_and_bisect_refuse_a_variant_the_engine_does_not_declare(command, capsys, monkeypatch, tmp_path):
     """An engine is asked only about the variants it declares (spec/protocol.md, rule options):

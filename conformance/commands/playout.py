@@ -160,7 +160,7 @@ def report_text(args, version: str, totals: Totals, incomplete: bool, error: str
     from conformance.reports.playout import report_lines
 
     lines = report_lines(args.engine, version, args.seed, [args.game] if args.game else args.games, args.shard,
-                         totals, incomplete, error, interrupted, sys.argv[1:])
+                         totals, incomplete, error, interrupted, sys.argv[1:], args.variant)
     return "".join(json.dumps(x) + "\n" for x in lines)
 
 

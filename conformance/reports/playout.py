@@ -7,19 +7,25 @@ from datetime import datetime, timezone
 
 from conformance import __version__
 
+from conformance.harness.openspiel import GAME_PARAMETERS
 from conformance.harness.playout import SITUATIONS, Totals
 from conformance.harness.shard import Shard
 
 
 def report_lines(engine: str, version: str, seed: int, games: int | list[int], shard: Shard, totals: Totals,
-                 incomplete: bool, error: str | None, interrupted: str | None, argv: list[str]) -> list[dict]:
+                 incomplete: bool, error: str | None, interrupted: str | None, argv: list[str],
+                 variant: str = "standard") -> list[dict]:
     """The report's lines (dicts, one per JSON line): ``games`` is the number of games asked
     for, or ``[G]`` when one game was replayed (then no shard is recorded); ``interrupted``
-    is None, "SIGINT" or "SIGTERM"; ``error`` a conversion error that ended the playout."""
+    is None, "SIGINT" or "SIGTERM"; ``error`` a conversion error that ended the playout;
+    ``variant`` the game played (spec: variant.option), recorded in the header with OpenSpiel's
+    game parameters for it (``harness.openspiel.GAME_PARAMETERS``)."""
     lines: list[dict] = [{
         "type": "header", "tool": "bgconf playout", "suite_version": __version__,
         "engine": {"name": engine, "version": version, "game": "backgammon",
-                   **({"parameters": {"scoring_type": "full_scoring"}} if engine == "openspiel" else {})},
+                   **({"parameters": {"scoring_type": "full_scoring", **GAME_PARAMETERS[variant]}}
+                      if engine == "openspiel" else {})},
+        "variant": variant,
         "seed": seed, "games": games,
         **({"shard": str(shard)} if shard.n > 1 and not isinstance(games, list) else {}),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
