@@ -141,6 +141,19 @@ def test_a_directory_yields_only_bgcase_files(tmp_path):
     assert len(suite.files) == 1 and not suite.errors
 
 
+def test_a_folder_of_the_bundled_suite_yields_its_case_files():
+    """``--cases cases/variants`` reads that folder's case files, named ``*.yaml`` as everywhere
+    in the bundled suite; the records of ``cases/replays`` are not case files there either."""
+    from conformance.cases import case_files, resources
+
+    bundled = resources.cases_dir()
+    whole = case_files()
+    variants = case_files([bundled / "variants"])
+    assert variants and set(variants) <= set(whole)
+    assert {p.name for p in variants} == {p.name for p in (bundled / "variants").glob("*.yaml")}
+    assert case_files([bundled / "replays"]) == []
+
+
 def test_the_per_kind_schemas_agree_with_the_full_schema():
     """The loader checks a case against its kind's flattened schema (for speed); it must
     accept and refuse exactly what the full case schema does."""

@@ -130,9 +130,9 @@ def _load_bytes(text: bytes, shown: str, sides: dict | None = None) -> tuple[lis
 def case_files(paths: Iterable[Path] | None = None) -> list[Path]:
     """The case files under ``paths`` (files or directories), or the bundled suite.
 
-    In the bundled ``cases/`` directory: every ``*.yaml`` but ``tags.yaml`` and those of
-    ``cases/replays/`` (records with their expected verdicts, ``harness.replay_verdicts``); in
-    any other directory: every ``*.bgcase.yaml`` (as pytest collects them), so
+    In the bundled ``cases/`` directory and its folders (``cases/variants``...): every ``*.yaml``
+    but ``tags.yaml`` and those of ``cases/replays/`` (records with their expected verdicts,
+    ``harness.replay_verdicts``); in any other directory: every ``*.bgcase.yaml`` (as pytest collects them), so
     that other YAML files beside them are left alone. A file named explicitly is
     always read. Sorted per directory.
     """
@@ -142,10 +142,11 @@ def case_files(paths: Iterable[Path] | None = None) -> list[Path]:
     for root in roots:
         root = Path(root)
         if root.is_dir():
-            pattern = "*.yaml" if root.resolve() == bundled else "*" + USER_SUFFIX
+            inside = root.resolve().is_relative_to(bundled)
+            pattern = "*.yaml" if inside else "*" + USER_SUFFIX
             replays = bundled / "replays"
             files.extend(p for p in sorted(root.rglob(pattern)) if p.name != "tags.yaml"
-                         and not (root.resolve() == bundled and p.resolve().is_relative_to(replays)))
+                         and not (inside and p.resolve().is_relative_to(replays)))
         else:
             files.append(root)
     return files
