@@ -51,9 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):
             pass
     with guarded_stdout():  # also --help: its exit code 0 stands when the reader went away
-        args = build_parser().parse_args(argv)
         try:
-            with interruptible():
+            with interruptible():  # the parser too: building it imports every command module
+                args = build_parser().parse_args(argv)
                 return args.func(args)
         except KeyboardInterrupt as exc:
             name = signal_name(exc)

@@ -287,3 +287,33 @@ def test_a_worker_whose_engine_cannot_start_errors_its_cases_and_the_run_goes_on
     assert all(r.status == "errored" and "could not start" in r.outcome.message for r in results)
     # three starts in a row fail: each costs one case, then the worker's other cases are not asked
     assert sum("3 times in a row" in r.outcome.message for r in results) == 4
+
+
+# -- workers started before the cases are made ---------------------------------------------------------
+def test_workers_never_given_cases_close_their_engines(tmp_path):
+    """Workers started early (``ask_workers``) whose run never comes (the command's own engine
+    failed to start, a bad selection, an interruption) are ended so that each closes its engine:
+    no engine process, nor the child each engine started, outlives ``close``."""
+    from conformance.harness.runner import EngineStarter, ask_workers
+
+    log = tmp_path / "engine.log"
+    workers = ask_workers(EngineStarter(engine_command("none", log, "--helper")), 2)
+    try:
+        deadline = time.monotonic() + 60
+        while sum(e["event"] == "helper" for e in read_log(log)) < 2:
+            assert time.monotonic() < deadline, "the workers' engines never started"
+            time.sleep(0.05)
+    finally:
+        workers.close()
+    events = read_log(log)
+    assert sum(e["event"] == "started" for e in events) == 2
+    check_nothing_survives(events)
+
+
+def test_no_more_workers_than_cases(tmp_path):
+    """``--jobs 4`` with one case asks it in one process: no worker starts an engine for nothing."""
+    log = tmp_path / "engine.log"
+    run = bgconf("run", "--engine", engine_command("none", log), "--cases", str(CASES), "--case", IDS[0],
+                 "--no-play-checks", "--jobs", "4")
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert sum(e["event"] == "started" for e in read_log(log)) == 1

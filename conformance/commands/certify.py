@@ -103,7 +103,8 @@ def cmd_certify(args) -> int:
     for message in record.stale:
         print(f"error: {message}", file=sys.stderr)
     print(render.markdown(record.lines, args.profile), end="")
-    print(f"certificate: {outputs['--html']}")
+    if written and record.results:  # an interrupted run that answered nothing wrote no certificate
+        print(f"certificate: {outputs['--html']}")
     if not written:
         return finish(record, EXIT_USAGE)
     return finish(record, EXIT_OK if v["certified"] and not record.stale else EXIT_FAILED)

@@ -115,7 +115,7 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
     except OutputError as exc:
         err(f"--report {outputs.get('--report')}: cannot write there: {exc.reason}")
         raise CommandExit(EXIT_USAGE) from None
-    jobs = jobs_wanted(args)
+    jobs = min(jobs_wanted(args), len(chosen))  # no more workers than cases to share
     strict = getattr(args, "strict_sets", False)
     # with --jobs, the workers start their engines while this process starts its own to describe
     # it and makes the cases; closed below, whatever happens

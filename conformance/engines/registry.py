@@ -182,6 +182,9 @@ def start_engine(name: str, *, timeout: float | None = None, max_restarts: int |
     except Exception as exc:
         engine.close()
         raise EngineStartError(f"engine {name!r} could not start: {_one_line(exc)}") from None
+    except BaseException:  # interrupted while it starts: its process does not outlive the command
+        engine.close()
+        raise
     if not isinstance(info, dict):
         engine.close()
         raise EngineStartError(f"engine {name!r}: describe() returned {info!r}, not a dict")

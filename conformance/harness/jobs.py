@@ -196,12 +196,21 @@ class Jobs:
             self._early.append(w)
 
     def close(self) -> None:
-        """End the workers ``start`` started that ``run`` never took (killed; nothing to answer).
-        Does nothing after ``run``."""
+        """End the workers ``start`` started that ``run`` never took, as an interruption ends
+        them: the end of their share is sent (a worker waiting for it stops there) and each is
+        sent SIGINT, so that its task closes its engine; one still running after STOP_GRACE
+        seconds is killed. Does nothing after ``run``."""
         if self._early:
             self._workers = self._early
             self._early = []
-            self._kill_all()
+            try:
+                for w in self._workers:
+                    if w.sender is not None:
+                        w.sender.close()
+                        w.sender = None
+                self._stop(deliver=False)
+            finally:
+                self._kill_all()
 
     def run(self, items: Sequence[Any]) -> bool:
         """Answer every item (or until ``deliver`` says stop: returns True then, else False).

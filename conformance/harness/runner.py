@@ -190,8 +190,8 @@ def _ask_share(starter: Callable[[], Engine], batch_size: int, strict_sets: bool
                share: list[tuple[int, Case]], emit, stats: dict) -> None:
     """A worker's part of ``run_cases_jobs``: its own engine answers its cases."""
     engine = starter()
-    where = {id(case): i for i, case in share}
-    try:
+    try:  # the share arrives while the engine is up: waiting for it is inside, so the engine is closed
+        where = {id(case): i for i, case in share}
         run_cases(engine, [case for _i, case in share], batch_size=batch_size, strict_sets=strict_sets,
                   progress=lambda r: emit(where[id(r.case)], (r.outcome, r.ms, r.incidents)))
     finally:
