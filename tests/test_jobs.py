@@ -287,6 +287,8 @@ def test_a_worker_whose_engine_cannot_start_errors_its_cases_and_the_run_goes_on
     assert all(r.status == "errored" and "could not start" in r.outcome.message for r in results)
     # three starts in a row fail: each costs one case, then the worker's other cases are not asked
     assert sum("3 times in a row" in r.outcome.message for r in results) == 4
+    # a crash incident for each failed start (3 a worker), none for the cases never asked
+    assert sum(bool(r.incidents) for r in results) == 6
 
 
 # -- workers started before the cases are made ---------------------------------------------------------

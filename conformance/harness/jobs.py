@@ -61,6 +61,9 @@ STOP_GRACE = 10.0
 #: deaths in a row without an answer after which a worker's remaining items are given up
 MAX_FRUITLESS = 3
 
+#: how the message of an item given up that way begins (no worker died on it: it was never asked)
+NOT_ASKED = "not asked: "
+
 
 def cores() -> int:
     """The CPUs this process may run on (``os.sched_getaffinity`` where the system has it, else
@@ -351,7 +354,7 @@ class Jobs:
         if w.fruitless >= MAX_FRUITLESS:
             while w.pending:
                 i = w.pending.popleft()
-                self._buffer[i] = self.lost(i, f"not asked: {message} ({MAX_FRUITLESS} times in a row"
+                self._buffer[i] = self.lost(i, f"{NOT_ASKED}{message} ({MAX_FRUITLESS} times in a row"
                                                " without an answer)")
 
     def _flush(self, skip_gaps: bool = False) -> bool:
