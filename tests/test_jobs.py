@@ -319,3 +319,37 @@ def test_no_more_workers_than_cases(tmp_path):
                  "--no-play-checks", "--jobs", "4")
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert sum(e["event"] == "started" for e in read_log(log)) == 1
+
+
+def _echo(share, emit, stats):
+    for index, item in share:
+        emit(index, item)
+
+
+def test_a_signal_while_a_worker_starts_is_held_back_not_lost(monkeypatch):
+    """SIGINT arriving while a worker process is being started (a few milliseconds) is delivered
+    once it has started, to a parent that knows the worker and so can stop it; it is neither lost
+    nor raised half-way through the start."""
+    import multiprocessing
+    from collections import deque
+    from multiprocessing.context import SpawnProcess
+
+    from conformance.harness.jobs import Jobs, _Worker
+
+    start = SpawnProcess.start
+
+    def signalled_on_start(process):
+        os.kill(os.getpid(), signal.SIGINT)
+        start(process)
+
+    monkeypatch.setattr(SpawnProcess, "start", signalled_on_start)
+    run = Jobs(_echo, 1)
+    run._ctx = multiprocessing.get_context("spawn")
+    worker = _Worker(0, deque())
+    run._workers = [worker]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run._spawn(worker)
+        assert worker.conn is not None and worker.process.is_alive()
+    finally:
+        run._kill_all()

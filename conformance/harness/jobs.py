@@ -100,7 +100,7 @@ def _let_pass(_signum, _frame):
     pass
 
 
-#: the signals that stop a campaign, ignored while a worker process is started
+#: the signals that stop a campaign, held back (blocked, not ignored) while a worker process is started
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -133,13 +133,16 @@ class _Share:
 def _worker(task: Callable, shares, conn) -> None:
     """A worker process's body: run ``task`` on its share (read from ``shares``, a pipe end, when
     the task first reads it: ``_Share``), answers and the end sent on ``conn``."""
-    # started with SIGINT and SIGTERM ignored (Jobs._start), so nothing stopped it half-way
-    # through starting up; from here on they stop the task as they stop a serial run
+    # started with SIGINT and SIGTERM blocked (Jobs._spawn), so nothing stopped it half-way
+    # through starting up; from here on they stop the task as they stop a serial run, one that
+    # came meanwhile as soon as they are unblocked
     signal.signal(signal.SIGINT, _stop_handler)
     signal.signal(signal.SIGTERM, _stop_handler)
     stats: dict = {}
     try:
         try:
+            if hasattr(signal, "pthread_sigmask"):
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
             task(_Share(shares), lambda index, answer: conn.send(("item", index, answer)), stats)
             conn.send(("end", stats))
         except KeyboardInterrupt:
@@ -261,24 +264,38 @@ class Jobs:
         w.process = self._ctx.Process(target=_worker, args=(self.task, shares, writer),
                                       name=f"bgconf-job-{w.number + 1}")
         w.answered, w.ended, w.failure = False, False, None
-        # SIGINT and SIGTERM are ignored while the worker process is started, which takes a few
-        # milliseconds (its share is sent afterwards): the child inherits them ignored, so that
-        # nothing stops it half-way through starting up (_worker then takes them)
-        handlers = {}
+        # SIGINT and SIGTERM are held back while the worker process is started, which takes a few
+        # milliseconds (its share is sent afterwards). Blocked in this thread, they start the child
+        # blocked, so that nothing stops it half-way through starting up (_worker unblocks them);
+        # one that arrives meanwhile (here, or through another thread) is only noted, and raised
+        # again once the worker is started and known, so that it stops the campaign, not the start.
+        arrived: list[int] = []
+        held, handlers = None, {}
         try:
             for sig in _STOP_SIGNALS:
-                handlers[sig] = signal.signal(sig, signal.SIG_IGN)
+                handlers[sig] = signal.signal(sig, lambda signum, _frame: arrived.append(signum))
         except ValueError:  # not the main thread: signals are the main thread's
             pass
+        if handlers and hasattr(signal, "pthread_sigmask"):
+            # multiprocessing's resource tracker, started by the first spawn, unblocks these two
+            # signals after starting: started first, it leaves the block alone
+            from multiprocessing import resource_tracker
+
+            resource_tracker.ensure_running()
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
             w.process.start()
+            writer.close()
+            shares.close()
+            w.conn = reader
+            w.sender = sender
         finally:
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one held back is noted now
             for sig, handler in handlers.items():
                 signal.signal(sig, handler)
-        writer.close()
-        shares.close()
-        w.conn = reader
-        w.sender = sender
+        if arrived:
+            signal.raise_signal(arrived[0])
 
     def _send(self, w: _Worker) -> None:
         """Send worker ``w`` its share: the (index, item) pairs of its pending items."""
