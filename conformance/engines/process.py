@@ -28,6 +28,43 @@ import subprocess
 import sys
 import time
 from collections import deque
+from contextlib import contextmanager
+
+
+#: the signals that stop a run (Ctrl-C, a kill): held back by ``stop_signals_held``
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def stop_signals_held(children_too: bool = False):
+    """Hold back SIGINT and SIGTERM for the block, so that a short step that must not be cut
+    half-way is not: a process started and not yet known to whoever must kill it, an engine
+    asked to stop whose process group is not killed yet. In the main thread (where Python
+    runs signal handlers) one that comes is only noted, and raised at the end of the block
+    (its usual handler runs: KeyboardInterrupt, as a rule). ``children_too``: also blocked in
+    this thread, so that a child process started in the block starts with them blocked (and
+    must unblock them itself); without it, a program started in the block gets the signal
+    mask it would get anyway. Not for blocks that wait on an engine: an interruption must not
+    wait for those."""
+    arrived: list[int] = []
+    handlers: dict = {}
+    held = None
+    if children_too and hasattr(signal, "pthread_sigmask"):
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        for sig in STOP_SIGNALS:
+            handlers[sig] = signal.signal(sig, lambda signum, _frame: arrived.append(signum))
+    except ValueError:  # not the main thread: no handler runs here, nothing interrupts the block
+        pass
+    try:
+        yield
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one held back is noted now
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    if arrived:
+        signal.raise_signal(arrived[0])
 
 
 class LineTooLong(OSError):
@@ -224,6 +261,18 @@ def kill_tree(leader: int, token: str | None) -> None:
             time.sleep(0.01)
 
 
+def kill_children() -> None:
+    """SIGKILL every process this one started and every process below those (``kill_tree`` of
+    each child: its session, its descendants), the adopted ones included: what a worker process
+    does last, so that no engine it started, nor anything an engine started, outlives it, even
+    when an interruption cut its engine's ``close`` short. Linux /proc; elsewhere nothing."""
+    me = os.getpid()
+    for pid, (ppid, _pgrp, _sid) in _process_table().items():
+        if ppid == me:
+            kill_tree(pid, None)
+            _reap({pid})
+
+
 def _running(pid: int) -> bool:
     """Whether ``pid`` exists and is not a zombie."""
     try:
@@ -260,6 +309,7 @@ class EngineProcess:
                                       stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
                                       env={**os.environ, ENGINE_TOKEN: self.token})
         self.pgid = self.popen.pid  # start_new_session: the engine leads its own group
+        self._killed = False
         self.answered = 0
         self.stderr = _StderrTail()
         self._out = bytearray()
@@ -395,8 +445,12 @@ class EngineProcess:
     def kill(self) -> None:
         """Kill the engine's whole session (its group, and groups a job-control shell made
         inside it) and every descendant that left it (``kill_tree``), reap it, close the
-        pipes."""
+        pipes. Idempotent: once it is reaped, its pid may be another process's, so a second
+        call kills nothing."""
+        if self._killed:
+            return
         kill_tree(self.pgid, self.token)
+        self._killed = True
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -34,7 +34,7 @@ from typing import IO
 
 from conformance import __version__
 from conformance.engines.interface import Engine, asks_in_batches, failure_reply
-from conformance.engines.process import EngineProcess as _Process, LineTooLong
+from conformance.engines.process import EngineProcess as _Process, LineTooLong, stop_signals_held
 
 PROTOCOL = 1
 #: The longest timeout bgconf accepts (seconds): one day.
@@ -101,6 +101,7 @@ class CommandEngine(Engine):
         self.start_timeout = max(timeout, start_timeout or DEFAULT_START_TIMEOUT)
         self.max_failures = max_failures
         self._proc: _Process | None = None
+        self._starting: _Process | None = None  # started, not yet past the handshake and held (_start)
         self._info: dict | None = None
         self._seq = 0
         self._answered: set[int] = set()
@@ -139,15 +140,22 @@ class CommandEngine(Engine):
 
     # -- process --------------------------------------------------------------
     def _start(self) -> _Process:
-        try:
-            proc = _Process(self.argv)
-        except OSError as exc:
-            raise ProtocolError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+        """A new process, past the start handshake. Until its caller holds it, it is
+        ``_starting``, which ``close`` kills too: an interruption at any point of the start
+        leaves no engine process behind (the process is made with SIGINT and SIGTERM held
+        back, so it is known before one can interrupt)."""
+        with stop_signals_held():
+            try:
+                proc = _Process(self.argv)
+            except OSError as exc:
+                raise ProtocolError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+            self._starting = proc
         self._started += 1
         try:
             return self._handshake(proc)
         except BaseException:  # an interruption during the handshake must not leave it running
             proc.kill()
+            self._starting = None
             raise
 
     def _handshake(self, proc: _Process) -> _Process:
@@ -192,6 +200,7 @@ class CommandEngine(Engine):
         """The engine's answer to ``start``: name, version, capabilities, rule options."""
         if self._info is None:
             self._proc = self._start()
+            self._starting = None
         return dict(self._info)
 
     def _drop(self, proc: _Process | None = None) -> None:
@@ -232,6 +241,7 @@ class CommandEngine(Engine):
                     continue
             try:
                 self._proc = self._start()
+                self._starting = None
             except ProtocolError as exc:
                 if self._info is not None:  # a restart, not the first start (that one exits 4)
                     hung = str(exc).startswith("no answer to start")
@@ -240,20 +250,26 @@ class CommandEngine(Engine):
         return None
 
     def close(self) -> None:
-        """Ask the engine to stop, then kill its whole process group."""
+        """Ask the engine to stop, then kill its whole process group (killed also when an
+        interruption, KeyboardInterrupt, comes while it is asked to stop)."""
         if self._proc is not None:
-            try:  # what it wrote after its last answer (a repeated reply is a warning)
-                while (line := self._proc.receive(0.05)) is not None:
-                    if not self._stale(line):
-                        self.warnings.append(f"the engine wrote a line nobody asked for: {line[:120]!r}")
-            except (TimeoutError, LineTooLong, OSError):
-                pass
             try:
-                self._proc.send({"cmd": "stop"}, 1.0)
-                self._proc.popen.wait(timeout=2)
-            except (OSError, ValueError, TimeoutError, subprocess.TimeoutExpired):
-                pass
-            self._drop()
+                try:  # what it wrote after its last answer (a repeated reply is a warning)
+                    while (line := self._proc.receive(0.05)) is not None:
+                        if not self._stale(line):
+                            self.warnings.append(f"the engine wrote a line nobody asked for: {line[:120]!r}")
+                except (TimeoutError, LineTooLong, OSError):
+                    pass
+                try:
+                    self._proc.send({"cmd": "stop"}, 1.0)
+                    self._proc.popen.wait(timeout=2)
+                except (OSError, ValueError, TimeoutError, subprocess.TimeoutExpired):
+                    pass
+            finally:
+                self._drop()
+        if self._starting is not None:  # interrupted while it started
+            self._starting.kill()
+            self._starting = None
 
     # -- requests ----------------------------------------------------------------
     def run(self, request: dict) -> dict:

@@ -178,16 +178,15 @@ def start_engine(name: str, *, timeout: float | None = None, max_restarts: int |
     except Exception as exc:  # not installed, a factory that fails, a bad cmd: line
         raise EngineStartError(f"engine {name!r} could not start: {_one_line(exc)}") from None
     try:
-        info = engine.describe()
-    except Exception as exc:
-        engine.close()
-        raise EngineStartError(f"engine {name!r} could not start: {_one_line(exc)}") from None
+        try:
+            info = engine.describe()
+        except Exception as exc:
+            raise EngineStartError(f"engine {name!r} could not start: {_one_line(exc)}") from None
+        if not isinstance(info, dict):
+            raise EngineStartError(f"engine {name!r}: describe() returned {info!r}, not a dict")
     except BaseException:  # interrupted while it starts: its process does not outlive the command
         engine.close()
         raise
-    if not isinstance(info, dict):
-        engine.close()
-        raise EngineStartError(f"engine {name!r}: describe() returned {info!r}, not a dict")
     return engine, info
 
 

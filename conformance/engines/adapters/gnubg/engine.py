@@ -81,6 +81,7 @@ from conformance.engines.adapters.gnubg.program import (
     DRIVER, INSTALL_HINT, GnubgProcess, find_program, wait_briefly,
 )
 from conformance.engines.adapters.gnubg.translate import RULE_OPTIONS, _Failure, _Unsupported
+from conformance.engines.process import stop_signals_held
 
 __all__ = ["GnubgEngine", "EngineUnavailable", "DRIVER"]
 
@@ -143,13 +144,22 @@ class GnubgEngine:
         if self._proc is not None and not self._proc.alive():
             self._discard()
         if self._proc is None:
+            # made with SIGINT and SIGTERM held back, so that close() knows it before an
+            # interruption can come; an interrupted or failed handshake kills it
+            with stop_signals_held():
+                self._proc = self._new_process()
             try:
-                proc = GnubgProcess(self.program)
-            except OSError as exc:
-                raise _Failure(f"cannot start {self.program}: {exc}") from exc
-            self._handshake(proc)
-            self._proc = proc
+                self._handshake(self._proc)
+            except BaseException:
+                self._discard()
+                raise
         return self._proc
+
+    def _new_process(self) -> GnubgProcess:
+        try:
+            return GnubgProcess(self.program)
+        except OSError as exc:
+            raise _Failure(f"cannot start {self.program}: {exc}") from exc
 
     def _handshake(self, proc: GnubgProcess) -> None:
         """Ping a fresh process; raise _Failure (after killing it) if it does not answer."""

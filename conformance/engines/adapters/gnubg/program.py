@@ -74,14 +74,17 @@ class GnubgProcess(EngineProcess):
         return self.popen.poll() is None
 
     def stop(self, grace: float = 2.0) -> None:
-        """Ask the driver to stop, then kill its process group and close the pipes."""
-        if self.popen.poll() is None:
-            try:
-                self.send({"cmd": "stop", "id": None}, timeout=1.0)
-                self.popen.wait(timeout=grace)
-            except (OSError, ValueError, TimeoutError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
+        """Ask the driver to stop, then kill its process group and close the pipes (killed
+        also when an interruption, KeyboardInterrupt, comes while it is asked to stop)."""
+        try:
+            if self.popen.poll() is None:
+                try:
+                    self.send({"cmd": "stop", "id": None}, timeout=1.0)
+                    self.popen.wait(timeout=grace)
+                except (OSError, ValueError, TimeoutError, subprocess.TimeoutExpired):
+                    pass
+        finally:
+            self.kill()
 
 
 def wait_briefly(proc: GnubgProcess) -> None:
