@@ -312,6 +312,61 @@ def test_workers_never_given_cases_close_their_engines(tmp_path):
     check_nothing_survives(events)
 
 
+@pytest.mark.parametrize("where", ["protocol", "gnubg-driver"])
+def test_an_interruption_while_an_engine_is_asked_to_stop_still_kills_its_group(tmp_path, where):
+    """The race behind a worker's left-over helper: ``Jobs.close`` ends the share (the worker's
+    task wakes and closes its engine) and sends SIGINT, which can land while ``close`` waits for
+    the engine to leave after ``stop``. The engine's group is killed all the same, and the
+    interruption goes on."""
+    from conformance.engines.adapters.gnubg.program import GnubgProcess
+    from conformance.engines.registry import start_engine
+
+    log = tmp_path / "engine.log"
+    if where == "protocol":
+        engine, _info = start_engine(engine_command("none", log, "--helper"))
+        proc = engine._proc
+        target = engine
+    else:  # the gnubg adapter's process, stopped the same way: its stop() run on the fault engine,
+        # which leaves at "stop" as gnubg's driver does, and has a helper that only a group kill ends
+        from conformance.engines.process import EngineProcess
+
+        proc = GnubgProcess.__new__(GnubgProcess)
+        EngineProcess.__init__(proc, [sys.executable, str(HERE / "fault_engine.py"), "--fault", "none",
+                                      "--log", str(log), "--helper"])
+        target = None
+    deadline = time.monotonic() + 30
+    while not any(e["event"] == "helper" for e in read_log(log)):
+        assert time.monotonic() < deadline, "the engine's helper never started"
+        time.sleep(0.05)
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt("SIGINT")
+
+    proc.popen.wait = interrupted  # the interruption comes while close waits for the engine
+    with pytest.raises(KeyboardInterrupt):
+        if target is not None:
+            target.close()
+        else:
+            proc.stop()
+    check_nothing_survives(read_log(log))
+
+
+def test_a_stop_signal_during_a_held_block_interrupts_after_it():
+    """``stop_signals_held``: SIGINT sent inside the block does not cut it short; it interrupts
+    as the block ends, and the signals are not left blocked."""
+    from conformance.engines.process import stop_signals_held
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with stop_signals_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+            done.append("the block ran to its end")
+        done.append("not reached")
+    assert done == ["the block ran to its end"]
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
 def test_no_more_workers_than_cases(tmp_path):
     """``--jobs 4`` with one case asks it in one process: no worker starts an engine for nothing."""
     log = tmp_path / "engine.log"
@@ -324,6 +379,37 @@ def test_no_more_workers_than_cases(tmp_path):
 def _echo(share, emit, stats):
     for index, item in share:
         emit(index, item)
+
+
+def _leaves_a_sleeper(share, emit, stats):
+    """A task that starts a program in a session of its own, with a child of its own, and never
+    ends it: a task whose engine close an interruption cut short."""
+    for index, _item in share:
+        sleeper = subprocess.Popen(["sh", "-c", "sleep 300 & echo $!; wait"], stdout=subprocess.PIPE,
+                                   start_new_session=True, text=True)
+        emit(index, [sleeper.pid, int(sleeper.stdout.readline())])
+
+
+def test_nothing_a_worker_started_outlives_it():
+    """What a worker's task started and did not end (its own session, and a child in it) is
+    killed as the worker ends: the safety net under an engine close cut short by the stop."""
+    from conformance.harness.jobs import Jobs
+
+    pids: list[int] = []
+    Jobs(_leaves_a_sleeper, 2, deliver=lambda _k, answer: pids.extend(answer)).run([1, 2])
+    assert len(pids) == 4
+    deadline = time.monotonic() + 5
+    while (left := [p for p in pids if _running(p)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left, f"processes started by the workers survive them: {left}"
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_a_signal_while_a_worker_starts_is_held_back_not_lost(monkeypatch):

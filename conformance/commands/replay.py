@@ -383,6 +383,8 @@ def _replay_jobs(args, engine, files: list[Path], jobs: int, each) -> None:
 def _judge_share(starter, share: list[tuple[int, Path]], emit, stats: dict) -> None:
     """A worker's part of ``_replay_jobs``: each file judged and, with ``starter`` (an
     ``EngineStarter``), its questions put to the worker's own engine (``_answers``)."""
+    from conformance.harness.jobs import close_despite_stop
+
     engine = starter() if starter else None
     try:
         for k, path in share:
@@ -390,7 +392,7 @@ def _judge_share(starter, share: list[tuple[int, Path]], emit, stats: dict) -> N
             emit(k, (result, _answers(engine, result) if engine is not None else None))
     finally:
         if engine is not None:
-            engine.close()
+            close_despite_stop(engine.close)  # the campaign's stop waits until the engine's group is gone
 
 
 def _answers(engine, r: FileResult):

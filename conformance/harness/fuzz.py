@@ -397,6 +397,8 @@ def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch:
     """A worker's part of ``search``: its own engine asks its batches (share: (item, batch
     number) pairs), each sent back as a BatchRecord; it stops once its own batches found
     ``max_groups`` groups (the whole campaign has found them by then too)."""
+    from conformance.harness.jobs import close_despite_stop
+
     engine = starter()
     items = {number: k for k, number in share}
     oracle, camp, groups = Oracle(), Campaign("", kind, seed), {}
@@ -410,7 +412,7 @@ def _search_share(starter: Callable, kind: str, examples: int, seed: int, batch:
     try:
         _batches(kind, examples, seed, batch, items.__contains__, each)
     finally:
-        engine.close()
+        close_despite_stop(engine.close)  # the campaign's stop waits until the engine's group is gone
         stats.update(restarts=getattr(engine, "restarts", 0) or 0, given_up=getattr(engine, "given_up", None))
 
 

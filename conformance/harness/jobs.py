@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Callable, Sequence
 
+from conformance.engines.process import STOP_SIGNALS, kill_children, stop_signals_held
 from conformance.harness.shard import Shard
 
 #: seconds a stopped worker has to send its answers and end before it is killed
@@ -100,8 +101,19 @@ def _let_pass(_signum, _frame):
     pass
 
 
-#: the signals that stop a campaign, held back (blocked, not ignored) while a worker process is started
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+def close_despite_stop(close: Callable[[], None]) -> None:
+    """Run ``close`` (a worker task's engine close, from its ``finally``) to its end when the
+    campaign's stop comes: SIGINT is held back while it runs (``stop_signals_held``) and raised
+    after it; one that lands as the block is entered, before the signals are held, cut
+    ``close`` short, so ``close`` runs once more (a worker's later stops are let pass:
+    ``_stop_handler``), then the stop goes on. ``close`` must be idempotent."""
+    try:
+        with stop_signals_held():
+            close()
+    except KeyboardInterrupt:
+        with stop_signals_held():
+            close()
+        raise
 
 
 class _Share:
@@ -136,13 +148,13 @@ def _worker(task: Callable, shares, conn) -> None:
     # started with SIGINT and SIGTERM blocked (Jobs._spawn), so nothing stopped it half-way
     # through starting up; from here on they stop the task as they stop a serial run, one that
     # came meanwhile as soon as they are unblocked
-    signal.signal(signal.SIGINT, _stop_handler)
-    signal.signal(signal.SIGTERM, _stop_handler)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, _stop_handler)
     stats: dict = {}
     try:
         try:
             if hasattr(signal, "pthread_sigmask"):
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             task(_Share(shares), lambda index, answer: conn.send(("item", index, answer)), stats)
             conn.send(("end", stats))
         except KeyboardInterrupt:
@@ -153,10 +165,21 @@ def _worker(task: Callable, shares, conn) -> None:
     except (KeyboardInterrupt, BrokenPipeError, EOFError, OSError):
         pass  # the parent is gone or stopping: nothing more to tell it
     finally:
-        try:
-            conn.close()
-        except OSError:
-            pass
+        # the task closed its engine; if a stop cut that short, nothing the worker started
+        # outlives it. A stop that lands in this block (the first one: later ones are let
+        # pass, _stop_handler) starts it again; from its end, every stop is let pass.
+        while True:
+            try:
+                kill_children()
+                for sig in STOP_SIGNALS:
+                    signal.signal(sig, _let_pass)
+                try:
+                    conn.close()
+                except OSError:
+                    pass
+                break
+            except KeyboardInterrupt:
+                continue
 
 
 @dataclass
@@ -265,37 +288,20 @@ class Jobs:
                                       name=f"bgconf-job-{w.number + 1}")
         w.answered, w.ended, w.failure = False, False, None
         # SIGINT and SIGTERM are held back while the worker process is started, which takes a few
-        # milliseconds (its share is sent afterwards). Blocked in this thread, they start the child
-        # blocked, so that nothing stops it half-way through starting up (_worker unblocks them);
-        # one that arrives meanwhile (here, or through another thread) is only noted, and raised
-        # again once the worker is started and known, so that it stops the campaign, not the start.
-        arrived: list[int] = []
-        held, handlers = None, {}
-        try:
-            for sig in _STOP_SIGNALS:
-                handlers[sig] = signal.signal(sig, lambda signum, _frame: arrived.append(signum))
-        except ValueError:  # not the main thread: signals are the main thread's
-            pass
-        if handlers and hasattr(signal, "pthread_sigmask"):
-            # multiprocessing's resource tracker, started by the first spawn, unblocks these two
-            # signals after starting: started first, it leaves the block alone
-            from multiprocessing import resource_tracker
+        # milliseconds (its share is sent afterwards): the child starts with them blocked, so that
+        # nothing stops it half-way through starting up (_worker unblocks them), and one that
+        # arrives meanwhile is raised once the worker is started and known, so that it stops the
+        # campaign, not the start. multiprocessing's resource tracker, started by the first spawn,
+        # unblocks them after starting: started first, it leaves the block alone.
+        from multiprocessing import resource_tracker
 
-            resource_tracker.ensure_running()
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-        try:
+        resource_tracker.ensure_running()
+        with stop_signals_held(children_too=True):
             w.process.start()
             writer.close()
             shares.close()
             w.conn = reader
             w.sender = sender
-        finally:
-            if held is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one held back is noted now
-            for sig, handler in handlers.items():
-                signal.signal(sig, handler)
-        if arrived:
-            signal.raise_signal(arrived[0])
 
     def _send(self, w: _Worker) -> None:
         """Send worker ``w`` its share: the (index, item) pairs of its pending items."""

@@ -189,13 +189,17 @@ def engine_stats(engine) -> dict:
 def _ask_share(starter: Callable[[], Engine], batch_size: int, strict_sets: bool,
                share: list[tuple[int, Case]], emit, stats: dict) -> None:
     """A worker's part of ``run_cases_jobs``: its own engine answers its cases."""
+    from conformance.harness.jobs import close_despite_stop
+
     engine = starter()
     try:  # the share arrives while the engine is up: waiting for it is inside, so the engine is closed
         where = {id(case): i for i, case in share}
         run_cases(engine, [case for _i, case in share], batch_size=batch_size, strict_sets=strict_sets,
                   progress=lambda r: emit(where[id(r.case)], (r.outcome, r.ms, r.incidents)))
     finally:
-        engine.close()
+        # the campaign's stop (SIGINT) often lands here, as the end of the share wakes the task:
+        # held back until the engine and its process group are gone, then raised
+        close_despite_stop(engine.close)
         stats.update(engine_stats(engine))
 
 
