@@ -101,7 +101,6 @@ class CommandEngine(Engine):
         self.start_timeout = max(timeout, start_timeout or DEFAULT_START_TIMEOUT)
         self.max_failures = max_failures
         self._proc: _Process | None = None
-        self._starting: _Process | None = None  # started, not yet past the handshake and held (_start)
         self._info: dict | None = None
         self._seq = 0
         self._answered: set[int] = set()
@@ -139,23 +138,21 @@ class CommandEngine(Engine):
                                "send": send})
 
     # -- process --------------------------------------------------------------
-    def _start(self) -> _Process:
-        """A new process, past the start handshake. Until its caller holds it, it is
-        ``_starting``, which ``close`` kills too: an interruption at any point of the start
-        leaves no engine process behind (the process is made with SIGINT and SIGTERM held
-        back, so it is known before one can interrupt)."""
+    def _start(self) -> None:
+        """Start a new process as ``_proc`` and take it through the start handshake. It is
+        ``_proc`` from the moment it exists (made with SIGINT and SIGTERM held back, so that
+        ``close`` knows it before one can interrupt); a failed or interrupted handshake kills
+        it and leaves ``_proc`` None."""
         with stop_signals_held():
             try:
-                proc = _Process(self.argv)
+                self._proc = _Process(self.argv)
             except OSError as exc:
                 raise ProtocolError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
-            self._starting = proc
         self._started += 1
         try:
-            return self._handshake(proc)
+            self._handshake(self._proc)
         except BaseException:  # an interruption during the handshake must not leave it running
-            proc.kill()
-            self._starting = None
+            self._drop()
             raise
 
     def _handshake(self, proc: _Process) -> _Process:
@@ -199,8 +196,7 @@ class CommandEngine(Engine):
     def describe(self) -> dict:
         """The engine's answer to ``start``: name, version, capabilities, rule options."""
         if self._info is None:
-            self._proc = self._start()
-            self._starting = None
+            self._start()
         return dict(self._info)
 
     def _drop(self, proc: _Process | None = None) -> None:
@@ -240,8 +236,7 @@ class CommandEngine(Engine):
                     self.warnings.append(f"the engine {why}; it was restarted")
                     continue
             try:
-                self._proc = self._start()
-                self._starting = None
+                self._start()
             except ProtocolError as exc:
                 if self._info is not None:  # a restart, not the first start (that one exits 4)
                     hung = str(exc).startswith("no answer to start")
@@ -267,9 +262,6 @@ class CommandEngine(Engine):
                     pass
             finally:
                 self._drop()
-        if self._starting is not None:  # interrupted while it started
-            self._starting.kill()
-            self._starting = None
 
     # -- requests ----------------------------------------------------------------
     def run(self, request: dict) -> dict:

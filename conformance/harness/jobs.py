@@ -103,17 +103,11 @@ def _let_pass(_signum, _frame):
 
 def close_despite_stop(close: Callable[[], None]) -> None:
     """Run ``close`` (a worker task's engine close, from its ``finally``) to its end when the
-    campaign's stop comes: SIGINT is held back while it runs (``stop_signals_held``) and raised
-    after it; one that lands as the block is entered, before the signals are held, cut
-    ``close`` short, so ``close`` runs once more (a worker's later stops are let pass:
-    ``_stop_handler``), then the stop goes on. ``close`` must be idempotent."""
-    try:
-        with stop_signals_held():
-            close()
-    except KeyboardInterrupt:
-        with stop_signals_held():
-            close()
-        raise
+    campaign's stop comes meanwhile: SIGINT is held back while it runs (``stop_signals_held``)
+    and raised after it. A stop that lands before the signals are held cuts ``close`` short;
+    what it left running is killed as the worker ends (``_worker``: ``kill_children``)."""
+    with stop_signals_held():
+        close()
 
 
 class _Share:
