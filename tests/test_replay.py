@@ -293,6 +293,29 @@ def test_a_record_named_twice_is_judged_once(tmp_path, capsys):
 
 
 # -- the reading of a written play ------------------------------------------------------------
+def _side(**points: int) -> tuple[int, ...]:
+    counts = [0] * 26
+    for name, n in points.items():
+        counts[{"off": 0, "bar": 25}[name] if name in ("off", "bar") else int(name[1:])] = n
+    return tuple(counts)
+
+
+@pytest.mark.parametrize("written", [[(25, 21), (25, 21)], [(25, 23), (23, 21), (25, 21)]],
+                         ids=["bar/21(2)", "bar/23/21 bar/21"])
+def test_a_move_whose_dice_another_checker_plays_between_is_read_as_the_legal_play(written):
+    """x has two checkers on the bar, a blot of o stands on x's 23, x rolls 2-2: both enter on 23
+    (the first hits), then both go on to 21. Written as each checker's path, the first path
+    cannot be played whole while the other checker is still on the bar (spec: move.bar-first);
+    the play is legal all the same (spec: move.same-play, hit.intermediate)."""
+    position = Position("x", _side(off=13, bar=2), _side(off=14, p2=1))
+    judged = recorded_play(position, (2, 2), written)
+    assert judged.verdict.legal, judged.verdict
+    assert judged.result in legal_plays(position, (2, 2))
+    assert judged.result.o[25] == 1  # o's blot was hit on the way
+    # a path that plays fewer dice than the roll allows stays illegal
+    assert not recorded_play(position, (2, 2), [(25, 21), (25, 23)]).verdict.legal
+
+
 @settings(max_examples=150, deadline=None)
 @given(positions(), st.tuples(st.integers(1, 6), st.integers(1, 6)), st.data())
 def test_recorded_play_reads_every_legal_play_back(position, dice, data):
