@@ -67,7 +67,7 @@ def test_an_engine_that_crashes_fails_the_session_although_every_item_passes(pyt
     import shlex
     import sys
 
-    engine = "cmd:" + shlex.join([sys.executable, str(HERE / "fault_engine.py"), "--fault", "exit", "--every", "3",
+    engine = "cmd:" + shlex.join([sys.executable, str(HERE / "fault_engine.py"), "--fault", "exit", "--every", "25",
                                   "--log", str(tmp_path / "engine.log")])
     result = run(pytester, "--bg-engine", engine, "-m", "bear_off", "-q")
     assert result.ret == 1, result.stdout.str()[-3000:]
