@@ -212,20 +212,23 @@ def _pieces(n: int):
         yield lo, n, next(size for size in SIZES if size >= n - lo)
 
 
-def _call(engine, function, n: int, arrays: tuple, *shared):
-    """``function`` (vmapped, jitted) over ``n`` rows of ``arrays`` (pytrees of numpy arrays with
-    a leading axis of n), each piece padded with copies of its first row to a size of SIZES;
-    the answers, as one pytree of numpy arrays of ``n`` rows."""
-    jax, np = engine.jax, engine.np
+def _call(engine, function, n: int, arrays: tuple):
+    """``function`` (vmapped, jitted) over ``n`` rows of ``arrays`` (numpy arrays with a leading
+    axis of n), each piece padded with copies of its first row to a size of SIZES; the answers,
+    numpy arrays of ``n`` rows (a tuple of them when ``function`` returns a tuple)."""
+    np = engine.np
     parts = []
     for lo, hi, size in _pieces(n):
-        rows = np.concatenate([np.arange(lo, hi), np.full(size - (hi - lo), lo)])
-        args = [jax.tree_util.tree_map(lambda leaf: leaf[rows], a) for a in arrays]
-        out = jax.device_get(function(*args, *shared))
-        parts.append(jax.tree_util.tree_map(lambda leaf: leaf[:hi - lo], out))
-    if len(parts) == 1:
-        return parts[0]
-    return jax.tree_util.tree_map(lambda *leaves: np.concatenate(leaves), *parts)
+        if hi - lo == size:
+            args = [a[lo:hi] for a in arrays]
+        else:
+            rows = np.concatenate([np.arange(lo, hi), np.full(size - (hi - lo), lo)])
+            args = [a[rows] for a in arrays]
+        out = function(*args)
+        single = not isinstance(out, tuple)
+        parts.append([np.asarray(leaf)[:hi - lo] for leaf in ((out,) if single else out)])
+    joined = parts[0] if len(parts) == 1 else [np.concatenate(leaves) for leaves in zip(*parts)]
+    return joined[0] if single else tuple(joined)
 
 
 #: a batch of turns in progress, numpy arrays with one row per turn (pgx's layout): ``board``
@@ -240,99 +243,140 @@ def turns_of(engine, state) -> Turns:
                                                          state._played_dice_num, state.legal_action_mask)))
 
 
+#: each micro action (0..155) as a bgconf step (``_step_of``)
+_STEPS = tuple(tuple(_step_of(a)) for a in range(26 * 6))
+
+
+def _first_rows(np, keys) -> "np.ndarray":
+    """The indices of the rows of ``keys`` (a 2-D integer array) not equal to an earlier row,
+    in increasing order."""
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = np.ascontiguousarray(keys)
+    _values, first = np.unique(keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel(),
+                               return_index=True)
+    return np.sort(first)
+
+
+def _sides(np, boards, x_moves) -> tuple:
+    """(x's, o's) 26-column count arrays of pgx boards (m, 28) each kept from its mover's side,
+    ``x_moves`` (m,) whether that mover is x; the vectorized ``_read``."""
+    m = len(boards)
+    me, them = np.zeros((m, 26), dtype=np.int32), np.zeros((m, 26), dtype=np.int32)
+    me[:, 1:25] = np.maximum(boards[:, 23::-1], 0)  # the mover's point p is index 24 - p
+    them[:, 1:25] = np.maximum(-boards[:, 0:24], 0)  # the opponent's point q is index q - 1
+    me[:, BAR], them[:, BAR] = boards[:, _BAR], -boards[:, _OPP_BAR]
+    me[:, OFF], them[:, OFF] = boards[:, _OFF], -boards[:, _OPP_OFF]
+    x_moves = x_moves[:, None]
+    return np.where(x_moves, me, them), np.where(x_moves, them, me)
+
+
 def expand(engine, turns: Turns, movers: list[str]) -> list[dict[Position, tuple[list, list]]]:
     """``turn_plays`` for every turn of a batch (each a turn start, ``movers[i]`` on roll), the
     whole batch expanded together, level by level: every frontier state of every turn with each
     micro action its mask allows, by one vmapped call of pgx's move (``advance``) per level, then
     pgx's mask of every distinct state the turn goes on from (``masks``); a call per piece of
-    SIZES[-1] rows. A turn's states are explored in the order of the one-state path (which
-    steps pgx's ``Env.step``), so the answers, resulting positions and the step lists found
-    first, are the same; a turn whose pgx board is not a position gets, instead of its dict,
-    the PositionError the one-state path raises."""
+    SIZES[-1] rows. The bookkeeping of a level is on arrays: the micro actions made so far are a
+    row per state, and the states and resulting boards met again in a level are found by
+    ``_first_rows``, so that Python handles only what is new. A turn's states are explored in the
+    order of the one-state path (which steps pgx's ``Env.step``), so the answers, resulting
+    positions and the step lists found first, are the same; a turn whose pgx board is not a
+    position gets, instead of its dict, the PositionError the one-state path raises."""
     np = engine.np
     finals: list = [{} for _ in movers]
     seen: list[set] = [set() for _ in movers]
-    read: list[dict] = [{} for _ in movers]  # per turn: (side, board bytes) -> resulting position
+    read: list[dict] = [{} for _ in movers]  # per turn: board bytes -> resulting position
+    x_moves = np.asarray([m == "x" for m in movers], dtype=bool)
 
-    def final(i: int, board, side: str, found: tuple[list, list], raw: bytes) -> None:
-        """Record the resulting position of turn ``i`` whose pgx board, from ``side``'s side,
-        is ``board`` (its bytes ``raw``; each distinct board is read into a Position once). A
-        board that is not a position (PositionError) ends turn ``i``: its answer is that error."""
-        key = (side, raw)
-        result = read[i].get(key)
-        if result is None:
+    def record(turn, boards, acts, steps_made) -> None:
+        """The ends of plays met in a level, in the one-state path's order: turn ``turn[j]``'s
+        play of micro actions ``acts[j]`` (the first ``steps_made[j]`` of them moved a checker)
+        leaves the pgx board ``boards[j]`` (from its mover's side). Each distinct board of a turn
+        is read into a Position once; one that is not a position (PositionError) ends that
+        turn: its answer is that error."""
+        if not len(turn):
+            return
+        turn = turn.astype(np.int32)
+        first = _first_rows(np, np.concatenate([turn[:, None], boards], axis=1))
+        boards, turn, acts, steps_made = boards[first], turn[first], acts[first], steps_made[first]
+        raws = np.ascontiguousarray(boards, dtype=np.int32).tobytes()
+        x, o = _sides(np, boards, x_moves[turn])
+        whole = ((x >= 0).all(axis=1) & (o >= 0).all(axis=1) & (x.sum(axis=1) == 15) & (o.sum(axis=1) == 15)
+                 & ~((x[:, OFF] == 15) & (o[:, OFF] == 15)))
+        for j, (i, ok, xs, os_, done, made) in enumerate(zip(turn.tolist(), whole.tolist(), x.tolist(), o.tolist(),
+                                                            acts.tolist(), steps_made.tolist())):
             if isinstance(finals[i], Exception):
-                return
-            mover = movers[i]
-            if side == mover:
-                me, them = _read(board, mover)
-            else:
-                them, me = _read(board, side)
-            x, o = (me, them) if mover == "x" else (them, me)
-            # the position after the play, the opponent on roll; _read gives 26 counts, none
-            # negative and no point held by both sides, so what Position would check beyond that
-            # is checked here: 15 checkers a side, not both borne off
-            if sum(x) == sum(o) == 15 and not x[OFF] == o[OFF] == 15:
-                result = Position.trusted(other(mover), x, o)
-            else:
-                try:
-                    result = Position(other(mover), x, o)  # raises PositionError, naming what is wrong
-                except Exception as exc:
-                    finals[i] = exc
-                    return
-            read[i][key] = result
-        finals[i].setdefault(result, found)
+                continue
+            key = raws[j * 112:(j + 1) * 112]
+            result = read[i].get(key)
+            if result is None:
+                on_roll = other(movers[i])
+                if ok:
+                    result = Position.trusted(on_roll, tuple(xs), tuple(os_))
+                else:
+                    try:
+                        result = Position(on_roll, tuple(xs), tuple(os_))  # raises PositionError, naming what is wrong
+                    except Exception as exc:
+                        finals[i] = exc
+                        continue
+                read[i][key] = result
+            if result not in finals[i]:
+                finals[i][result] = ([list(_STEPS[a]) for a in done[:made]], done)
 
     frontier = turns
-    entries = [(i, [], []) for i in range(len(movers))]  # (turn, steps, actions) per frontier row
-    while entries:
+    turn = np.arange(len(movers))
+    acts = np.zeros((len(movers), 0), dtype=np.int32)  # the micro actions made so far, per frontier row
+    while len(turn):
+        level = acts.shape[1]
         mask = frontier.mask
         moves = mask[:, 6:].any(axis=1)  # pgx offers its no-op (source 0) only when no checker can move
         rows, actions = np.nonzero(mask & moves[:, None])  # row by row, each row's actions in order
+        actions = actions.astype(np.int32)
         if rows.size:
             board, playable, ended, over = _call(
                 engine, engine.advance, rows.size,
-                (frontier.board[rows], frontier.dice[rows], frontier.playable[rows], frontier.played[rows],
-                 actions.astype(np.int32)))
-            ended, over = ended.tolist(), over.tolist()
-            # each child's board bytes (28 int32) and, for the states a turn goes on from, with
-            # its playable dice (4 int32): sliced from one buffer, not converted row by row
-            raws = np.ascontiguousarray(np.concatenate([board, playable], axis=1), dtype=np.int32).tobytes()
-        parents_raw = np.ascontiguousarray(frontier.board, dtype=np.int32).tobytes()
-        counts = np.bincount(rows, minlength=len(entries)).tolist()
-        action_list = actions.tolist()
-        following, kept = [], []
-        k = 0
-        for row, (i, steps, done) in enumerate(entries):
-            if isinstance(finals[i], Exception):  # this turn has failed: nothing more is explored
-                k += counts[row]
-                continue
-            if not moves[row]:  # only the no-op: the play ends here
-                if steps:
-                    final(i, frontier.board[row], movers[i], (steps, done + [0]),
-                          parents_raw[row * 112:(row + 1) * 112])
-                continue
-            mover = movers[i]
-            for action in action_list[k:k + counts[row]]:
-                moved, acts = steps + [_step_of(action)], done + [action]
-                if action < 6:  # a no-op beside moves (pgx never offers one): the turn passes as it is
-                    final(i, frontier.board[row], mover, (moved, acts), parents_raw[row * 112:(row + 1) * 112])
-                elif ended[k] or over[k]:  # the fifteenth checker is off (pgx ends the game), or no
-                    # playable die is left (pgx passes the turn)
-                    final(i, board[k], mover, (moved, acts), raws[k * 128:k * 128 + 112])
-                else:
-                    key = raws[k * 128:(k + 1) * 128]
-                    if key not in seen[i]:
-                        seen[i].add(key)
-                        following.append((i, moved, acts))
-                        kept.append(k)
-                k += 1
-        entries = following
-        if kept:
-            parents = rows[kept]
-            board, playable = board[kept], playable[kept]
+                (frontier.board[rows], frontier.dice[rows], frontier.playable[rows], frontier.played[rows], actions))
+            noop = actions < 6  # a no-op beside moves (pgx never offers one): the turn passes as it is
+            board = np.where(noop[:, None], frontier.board[rows], board)
+            done = (ended | over) | noop  # the fifteenth checker is off (pgx ends the game), or no
+            # playable die is left (pgx passes the turn)
+        else:
+            board = np.zeros((0, 28), dtype=np.int32)
+            playable = np.zeros((0, 4), dtype=np.int32)
+            done = np.zeros(0, dtype=bool)
+        child_acts = np.concatenate([acts[rows], actions[:, None]], axis=1)
+        # the plays that end in this level, in row order: a row with only the no-op (after a
+        # move: at the turn start it means no legal play) ends as it is, a child that is done
+        stops = np.flatnonzero(~moves) if level else np.zeros(0, dtype=np.int64)
+        ends = np.flatnonzero(done)
+        order = np.argsort(np.concatenate([stops, rows[ends]]), kind="stable")
+        end_turn = np.concatenate([turn[stops], turn[rows[ends]]])[order]
+        end_board = np.concatenate([frontier.board[stops], board[ends]])[order]
+        end_acts = np.concatenate([np.concatenate([acts[stops], np.zeros((len(stops), 1), dtype=np.int32)], axis=1),
+                                   child_acts[ends]])[order]
+        steps_made = np.concatenate([np.full(len(stops), level), np.full(len(ends), level + 1)])[order]
+        record(end_turn, end_board, end_acts, steps_made)
+        # the states a turn goes on from: the first of each (turn, board, playable dice) of the
+        # level, not met before, of a turn that has not failed
+        going = np.flatnonzero(~done)
+        if going.size:
+            going = going[_first_rows(np, np.concatenate([turn[rows[going]][:, None].astype(np.int32),
+                                                          board[going], playable[going]], axis=1))]
+            raws = np.ascontiguousarray(np.concatenate([board[going], playable[going]], axis=1),
+                                        dtype=np.int32).tobytes()
+            kept = []
+            for j, (k, i) in enumerate(zip(going.tolist(), turn[rows[going]].tolist())):
+                key = raws[j * 128:(j + 1) * 128]
+                if not isinstance(finals[i], Exception) and key not in seen[i]:
+                    seen[i].add(key)
+                    kept.append(k)
+            going = np.asarray(kept, dtype=np.int64)
+        parents = rows[going]
+        turn, acts = turn[parents], child_acts[going]
+        if len(going):
+            board, playable = board[going], playable[going]
             frontier = Turns(board, frontier.dice[parents], playable, frontier.played[parents] + 1,
-                             _call(engine, engine.masks, len(kept), (board, playable)))
+                             _call(engine, engine.masks, len(going), (board, playable)))
     return finals
 
 
