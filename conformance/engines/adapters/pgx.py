@@ -142,11 +142,14 @@ def load_engine() -> Engine:
     engine = Engine(jax, np, env, jax.jit(fresh), jax.jit(env.step), jax.jit(jax.vmap(first)),
                     jax.jit(jax.vmap(advance)), jax.jit(jax.vmap(bg._legal_action_mask)),
                     jax.jit(jax.vmap(bg._calc_win_score)), jax.jit(play_step))
-    # compile now, not on the first request: the one-state path, and the batched functions at the
-    # smallest size (what one request or one playout turn uses); at the larger sizes each is
-    # compiled when a batch first needs it (a few seconds, within the batch's timeout)
-    _serial_plays(engine, Position.start(), (1, 1))
-    if not serial():
+    # compile now, not on the first request: the path chosen, its functions at the smallest size
+    # (what one request or one playout turn uses); at the larger sizes each is compiled when a
+    # batch first needs it (a few seconds, within the batch's timeout). The functions of the
+    # other path are traced only if used (JAX traces a function in every process, even when its
+    # compiled form is in the cache: 2.3 s for the one-state path, half of pgx's start)
+    if serial():
+        _serial_plays(engine, Position.start(), (1, 1))
+    else:
         batch_plays(engine, [(Position.start(), (1, 1))])
         engine.score(np.zeros((SIZES[0], 28), dtype=np.int32))
     # JAX leaves a large heap of long-lived objects: moved out of the collector's generations,
@@ -558,10 +561,14 @@ class Adapter(ThirdPartyAdapter):
         return {"plays": plays_answer(position, pgx_plays(engine, position, parse_dice(request["dice"])))}
 
     def game_result(self, request: dict) -> dict:
-        """pgx's reward for bearing off the winner's last checker, times the cube value."""
+        """pgx's reward for bearing off the winner's last checker, times the cube value: by pgx's
+        step on one state on the serial path, else by the batched functions (``_results``)."""
         engine = load_engine()
         np = engine.np
         before, dice, action, winner = _result_setup(request)
+        if not serial():
+            (allowed, terminated, reward), = self._results(engine, [(before, dice, action, winner)])
+            return _result_answer(request, winner, allowed, dice[0], terminated, reward)
         state = _state(engine, before, dice)
         if not bool(np.asarray(state.legal_action_mask)[action]):
             return _result_answer(request, winner, False, dice[0], False, 0.0)
