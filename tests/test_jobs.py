@@ -439,3 +439,27 @@ def test_a_signal_while_a_worker_starts_is_held_back_not_lost(monkeypatch):
         assert worker.conn is not None and worker.process.is_alive()
     finally:
         run._kill_all()
+
+
+# -- the engine's description comes from a worker -------------------------------------------------
+def test_a_run_with_two_jobs_starts_two_engines_and_describes_the_engine_from_the_first(tmp_path):
+    """With --jobs 2, the first worker's engine describes the engine (the report's header is that
+    of --jobs 1): two engine processes in all, not a third one in the parent for describe()."""
+    log = tmp_path / "engine.log"
+    lines, _out = same_with_1_and_2_jobs(tmp_path, "run", "--engine", engine_command("none", log),
+                                         "--cases", str(CASES), "--no-play-checks")
+    assert lines[-1]["total"] == len(IDS)
+    started = [e for e in read_log(log) if e["event"] == "started"]
+    # --jobs 1: one engine; --jobs 2: one per worker
+    assert len(started) == 1 + 2, started
+    assert len({e["pid"] for e in started}) == 3
+
+
+def test_an_engine_that_cannot_start_with_two_jobs_exits_4_with_its_error_line(tmp_path):
+    log = tmp_path / "engine.log"
+    run = bgconf("run", "--engine", engine_command("node-like-error", log, "--at", "0"), "--cases", str(CASES),
+                 "--report", str(tmp_path / "r.jsonl"), "--jobs", "2")
+    assert run.returncode == 4, run.stdout + run.stderr
+    assert "Cannot find module '/x.js'" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "r.jsonl").exists()

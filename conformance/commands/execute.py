@@ -117,8 +117,8 @@ def execute(args, outputs: dict[str, str | None], files, directories: tuple[str,
         raise CommandExit(EXIT_USAGE) from None
     jobs = min(jobs_wanted(args), len(chosen))  # no more workers than cases to share
     strict = getattr(args, "strict_sets", False)
-    # with --jobs, the workers start their engines while this process starts its own to describe
-    # it and makes the cases; closed below, whatever happens
+    # with --jobs, the workers start their engines at once, the first one's description serving
+    # this process to make the cases; closed below, whatever happens
     workers = ask_workers(EngineStarter(args.engine, args.timeout, args.max_restarts), jobs,
                           strict_sets=strict) if jobs > 1 else None
     try:
@@ -136,7 +136,12 @@ def _execute(args, suite, selected: int, chosen: list, expectations, writer, fil
     from conformance.reports.report import selection
 
     shard = getattr(args, "shard", None)
-    engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
+    # with --jobs, the first worker's engine describes itself (one engine start fewer, which for
+    # a short run is much of its time); when it did not start, this process starts one, to
+    # stop with the message and exit code of an engine that cannot start
+    engine, info = None, workers.hello() if workers is not None else None
+    if info is None:
+        engine, info = open_engine(args.engine, args.timeout, args.max_restarts)
     from conformance.cases import CAPABILITIES
 
     odd = [c for c in info.get("capabilities", []) if c not in CAPABILITIES]
@@ -165,19 +170,23 @@ def _execute(args, suite, selected: int, chosen: list, expectations, writer, fil
         with interruptible():
             writer.write(header(info, suite.content_hash, sys.argv[1:], picked))
             try:
-                if jobs > 1:  # each worker starts its own engine; this one has described it
-                    engine.close()
+                if jobs > 1:  # each worker starts its own engine
+                    if engine is not None:
+                        engine.close()
                     run_cases_jobs(EngineStarter(args.engine, args.timeout, args.max_restarts), info, chosen, jobs,
                                    progress=answered, strict_sets=strict, tally=tally, workers=workers)
                 else:
                     run_cases(engine, chosen, progress=answered, strict_sets=strict)
             finally:
-                engine.close()
+                if engine is not None:
+                    engine.close()
     except KeyboardInterrupt as exc:  # keep what was answered; the footer says why it stopped
         interrupted = signal_name(exc)
-        engine.close()
+        if engine is not None:
+            engine.close()
     wall = time.perf_counter() - t0
-    tally.add(engine)
+    if engine is not None:
+        tally.add(engine)
     warnings = tally.warnings
     writer.write(footer(results, wall, selected=len(chosen), interrupted=interrupted or False,
                         restarts=tally.restarts, given_up=tally.given_up,

@@ -30,9 +30,10 @@ here are ``multiprocessing.Process`` objects with one ``Pipe`` each, read with
 
 Workers can be started before the items are known (``Jobs.start``): each starts its task at
 once, and the task receives its share when it first reads it, so a task that starts its engine
-before reading its share has it ready by the time the parent has made the items (the parent
-meanwhile starts its own engine to describe it and derives the cases). ``Jobs.close`` ends
-workers that ``run`` was never given items for.
+before reading its share has it ready by the time the parent has made the items. Such a task
+may first say something of itself (``emit.hello(value)``: a run's engine description), which
+the parent waits for with ``Jobs.hello`` to make the items, instead of starting an engine of its
+own. ``Jobs.close`` ends workers that ``run`` was never given items for.
 
 ``task(share, emit, stats)`` is what a worker runs: ``share`` its (index, item) pairs in order,
 ``emit(index, answer)`` sends one answer, ``stats`` a dict the task fills (also when it is
@@ -136,6 +137,20 @@ class _Share:
         return self._load()[k]
 
 
+class _Emit:
+    """A worker task's ``emit``: ``emit(index, answer)`` sends one answer; ``emit.hello(value)``,
+    called before the task reads its share, sends what the parent may wait for (``Jobs.hello``)."""
+
+    def __init__(self, conn) -> None:
+        self._conn = conn
+
+    def __call__(self, index: int, answer: Any) -> None:
+        self._conn.send(("item", index, answer))
+
+    def hello(self, value: Any) -> None:
+        self._conn.send(("hello", value))
+
+
 def _worker(task: Callable, shares, conn) -> None:
     """A worker process's body: run ``task`` on its share (read from ``shares``, a pipe end, when
     the task first reads it: ``_Share``), answers and the end sent on ``conn``."""
@@ -149,7 +164,7 @@ def _worker(task: Callable, shares, conn) -> None:
         try:
             if hasattr(signal, "pthread_sigmask"):
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-            task(_Share(shares), lambda index, answer: conn.send(("item", index, answer)), stats)
+            task(_Share(shares), _Emit(conn), stats)
             conn.send(("end", stats))
         except KeyboardInterrupt:
             conn.send(("end", stats, "interrupted"))
@@ -187,6 +202,7 @@ class _Worker:
     ended: bool = False
     failure: str | None = None
     sender: Any = None
+    held: deque = field(default_factory=deque)  # messages read by Jobs.hello, not yet handled
 
 
 @dataclass
@@ -217,6 +233,24 @@ class Jobs:
             w = _Worker(j, deque())
             self._spawn(w)
             self._early.append(w)
+
+    def hello(self) -> Any:
+        """Wait for the first worker ``start`` started to say what its task says of itself
+        (``emit.hello(value)``, e.g. its engine's description, so that the parent need not start
+        an engine of its own to know it): that value, or None when the worker says anything else
+        first (it failed, ended or died; ``run`` then handles that message as usual) or when no
+        worker was started early."""
+        if not self._early or self._early[0].conn is None:
+            return None
+        w = self._early[0]
+        try:
+            message = w.conn.recv()
+        except (EOFError, OSError):
+            return None  # its pipe's end is seen again by run
+        if message[0] == "hello":
+            return message[1]
+        w.held.append(message)
+        return None
 
     def close(self) -> None:
         """End the workers ``start`` started that ``run`` never took, as an interruption ends
@@ -313,7 +347,8 @@ class Jobs:
             if not live:
                 self._flush(skip_gaps=True)
                 return False
-            for conn in wait([w.conn for w in live], timeout=1.0):
+            held = [w.conn for w in live if w.held]  # read already (hello): handled first
+            for conn in held or wait([w.conn for w in live], timeout=1.0):
                 w = next(x for x in live if x.conn is conn)
                 if self._receive(w):
                     self._stop(deliver=False)
@@ -322,11 +357,13 @@ class Jobs:
     def _receive(self, w: _Worker) -> bool:
         """Handle one message (or the end) of worker ``w``; True when delivery says stop."""
         try:
-            message = w.conn.recv()
+            message = w.held.popleft() if w.held else w.conn.recv()
         except (EOFError, OSError):
             self._ended(w)
             return self._flush()
         kind = message[0]
+        if kind == "hello":  # what a worker says of itself: for Jobs.hello only
+            return False
         if kind == "item":
             _, index, answer = message
             if index in w.pending:
@@ -394,6 +431,11 @@ class Jobs:
                     os.kill(w.process.pid, signal.SIGINT)
                 except (OSError, AttributeError):
                     w.process.terminate()
+        for w in self._workers:  # a failure or end read by hello and never handled
+            while w.held:
+                message = w.held.popleft()
+                if message[0] in ("end", "failed"):
+                    self.stats.append(message[1] if message[0] == "end" else message[2])
         deadline = time.monotonic() + STOP_GRACE
         while True:  # read on, so that no worker is left blocked writing to a full pipe
             live = [w for w in self._workers if w.conn is not None]

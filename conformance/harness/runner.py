@@ -157,9 +157,13 @@ class EngineStarter:
     max_restarts: int | None = None
 
     def __call__(self) -> Engine:
+        return self.start()[0]
+
+    def start(self) -> tuple[Engine, dict]:
+        """The started engine and its ``describe()`` (``registry.start_engine``)."""
         from conformance.engines.registry import start_engine
 
-        return start_engine(self.name, timeout=self.timeout, max_restarts=self.max_restarts)[0]
+        return start_engine(self.name, timeout=self.timeout, max_restarts=self.max_restarts)
 
 
 @dataclass
@@ -191,7 +195,13 @@ def _ask_share(starter: Callable[[], Engine], batch_size: int, strict_sets: bool
     """A worker's part of ``run_cases_jobs``: its own engine answers its cases."""
     from conformance.harness.jobs import close_despite_stop
 
-    engine = starter()
+    if isinstance(starter, EngineStarter):
+        engine, info = starter.start()
+        hello = getattr(emit, "hello", None)
+        if hello is not None:  # the engine's description, for a parent that waits for it (ask_workers)
+            hello(info)
+    else:
+        engine = starter()
     try:  # the share arrives while the engine is up: waiting for it is inside, so the engine is closed
         where = {id(case): i for i, case in share}
         run_cases(engine, [case for _i, case in share], batch_size=batch_size, strict_sets=strict_sets,
@@ -205,8 +215,10 @@ def _ask_share(starter: Callable[[], Engine], batch_size: int, strict_sets: bool
 
 def ask_workers(starter: Callable[[], Engine], jobs: int, *, batch_size: int = 200, strict_sets: bool = False):
     """The ``jobs`` worker processes of a ``run_cases_jobs`` to come, started now
-    (``jobs.Jobs.start``): each starts its engine from ``starter`` while the caller starts its own
-    to describe it and makes the cases. Give them to ``run_cases_jobs(workers=...)``, and
+    (``jobs.Jobs.start``): each starts its engine from ``starter``. With an ``EngineStarter``, each
+    then sends its engine's ``describe()``, which ``workers.hello()`` returns (the first
+    worker's), so the caller need not start an engine of its own to make the cases; None when
+    that worker's engine did not start. Give them to ``run_cases_jobs(workers=...)``, and
     ``close()`` them in a ``finally`` (ends them if they were never given the cases)."""
     from functools import partial
 
