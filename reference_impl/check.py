@@ -12,6 +12,7 @@ make a legal play: ``must-use-larger-die`` (spec: move.larger-die) or
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -65,6 +66,47 @@ def _routes(segments: Sequence[tuple[int, int]], dice: Sequence[int]):
     found = list(walk(0, sorted(dice_moves(dice), reverse=True), []))
     found.sort(key=lambda r: sum(src - die < 0 for src, die in r))
     return found
+
+
+def _split(segments: list[tuple[int, int]], route: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """A route of ``check._routes(segments, dice)`` cut into the single-die steps of each
+    segment, in the segments' order."""
+    parts, k = [], 0
+    for a, b in segments:
+        part, at = [], a
+        while True:
+            src, die = route[k]
+            part.append((src, die))
+            k += 1
+            at -= die
+            if at == b or (b == OFF and at < 0):
+                break
+        parts.append(part)
+    return parts
+
+
+def _interleaved(parts: list[list[tuple[int, int]]]):
+    """Every order of the steps of ``parts`` that keeps each part's own steps in their order,
+    but the parts one after the other (already tried); nothing when no part has two steps. At
+    most four steps (a roll's dice), so at most 4! orders are looked at."""
+    if len(parts) < 2 or all(len(p) < 2 for p in parts):
+        return
+    whole = [step for part in parts for step in part]
+    owner = [i for i, part in enumerate(parts) for _ in part]
+    for order in itertools.permutations(range(len(whole))):
+        if list(order) != sorted(order) and _keeps_order(order, owner):
+            yield [whole[j] for j in order]
+
+
+def _keeps_order(order: tuple[int, ...], owner: list[int]) -> bool:
+    """Whether ``order`` (indices of steps, ``owner[j]`` the part of step j, a part's steps
+    numbered in its order) takes each part's steps in increasing index."""
+    last: dict[int, int] = {}
+    for j in order:
+        if last.get(owner[j], -1) > j:
+            return False
+        last[owner[j]] = j
+    return True
 
 
 def play_check(position: Position, dice: Sequence[int], steps: Sequence[Sequence[int]],
