@@ -86,27 +86,24 @@ def _split(segments: list[tuple[int, int]], route: list[tuple[int, int]]) -> lis
 
 
 def _interleaved(parts: list[list[tuple[int, int]]]):
-    """Every order of the steps of ``parts`` that keeps each part's own steps in their order,
-    but the parts one after the other (already tried); nothing when no part has two steps. At
-    most four steps (a roll's dice), so at most 4! orders are looked at."""
+    """Every order of the steps of ``parts`` that keeps each part's own steps in their order and
+    puts a step of another part between two steps of one part (the orders that play the parts
+    one after the other are ``_routes`` over the orders of the parts); nothing when no part has
+    two steps. At most four steps (a roll's dice), so at most 4! orders are looked at."""
     if len(parts) < 2 or all(len(p) < 2 for p in parts):
         return
     whole = [step for part in parts for step in part]
     owner = [i for i, part in enumerate(parts) for _ in part]
+    seen = set()  # two parts of the same steps give the same orders twice
     for order in itertools.permutations(range(len(whole))):
-        if list(order) != sorted(order) and _keeps_order(order, owner):
-            yield [whole[j] for j in order]
-
-
-def _keeps_order(order: tuple[int, ...], owner: list[int]) -> bool:
-    """Whether ``order`` (indices of steps, ``owner[j]`` the part of step j, a part's steps
-    numbered in its order) takes each part's steps in increasing index."""
-    last: dict[int, int] = {}
-    for j in order:
-        if last.get(owner[j], -1) > j:
-            return False
-        last[owner[j]] = j
-    return True
+        at = {j: k for k, j in enumerate(order)}
+        if any(at[j] > at[j + 1] for j in range(len(whole) - 1) if owner[j] == owner[j + 1]):
+            continue  # a part's steps out of their order
+        owners = [owner[j] for j in order]
+        steps = tuple(whole[j] for j in order)
+        if sum(a != b for a, b in zip(owners, owners[1:])) >= len(parts) and steps not in seen:  # a part interrupted
+            seen.add(steps)
+            yield list(steps)
 
 
 def play_check(position: Position, dice: Sequence[int], steps: Sequence[Sequence[int]],

@@ -71,6 +71,18 @@ def _orders(segments: list[tuple[int, int]]):
             yield list(order)
 
 
+def _candidate_routes(segments: list[tuple[int, int]], dice: Sequence[int]):
+    """The routes of single-die steps ``(source, die)`` a record's written moves may stand for:
+    every order of the moves, each move's dice one after the other, along every route of the
+    dice (``check._routes``); then the orders in which another checker moves between two dice of
+    a move (bar/21(2) with 2-2 and a blot on 23: both checkers enter, hitting, before either
+    plays on), each move's own steps kept in order (``check._interleaved``)."""
+    for order in _orders(segments):
+        yield from _routes(order, dice)
+    for route in _routes(segments, dice):
+        yield from _interleaved(_split(segments, route))
+
+
 def _walk(position: Position, route) -> tuple[list[int], list[int]] | None:
     """Play a route of single-die steps physically, hitting blots where it lands; return the
     mover's and the opponent's counts after it, or None when a step breaks a movement rule
@@ -130,25 +142,13 @@ def recorded_play(position: Position, dice: Sequence[int], segments: Sequence[Se
         if walked is not None:
             return RecordedPlay(Verdict(True), _after(position, *walked))
     partial: list[tuple[list[int], list[int]]] = []
-    for order in _orders(segs):
-        for route in _routes(order, dice):
-            walked = _walk(position, route)
-            if walked is None:
-                continue
-            if len(route) == full:
-                return RecordedPlay(Verdict(True), _after(position, *walked))
-            partial.append(walked)
-    # the dice of different moves played in turn: each written move is one checker's path, but
-    # another checker may move between two of its dice (bar/21(2) with 2-2 and a blot on 23: both
-    # checkers enter, hitting, before either plays on)
-    for route in _routes(segs, dice):
-        for mixed in _interleaved(_split(segs, route)):
-            walked = _walk(position, mixed)
-            if walked is None:
-                continue
-            if len(mixed) == full:
-                return RecordedPlay(Verdict(True), _after(position, *walked))
-            partial.append(walked)
+    for route in _candidate_routes(segs, dice):
+        walked = _walk(position, route)
+        if walked is None:
+            continue
+        if len(route) == full:
+            return RecordedPlay(Verdict(True), _after(position, *walked))
+        partial.append(walked)
     if partial:
         legal = plays(position, dice)
         for me, opp in partial:
