@@ -125,3 +125,40 @@ def test_gnubg_writes_the_match_id_of_every_case_it_cannot_read(gnubg):
         wrote = decode_match_id(reply["match_id"])
         assert not wrote.differences(case.state, CODEC_FIELDS["gnubg_match_id"]), case.id
         assert f"gnubg-{version} (encoding)" in case.provenance["verified_by"], case.id
+
+
+def _threads(pid: int) -> dict[int, tuple[int, frozenset]]:
+    """Each thread of process ``pid``: (scheduling policy, CPUs it may run on)."""
+    return {tid: (os.sched_getscheduler(tid), frozenset(os.sched_getaffinity(tid)))
+            for tid in sorted(int(t) for t in os.listdir(f"/proc/{pid}/task"))}
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE") or not os.path.isdir("/proc/self/task"),
+                    reason="Linux scheduling policies")
+def test_gnubg_main_thread_yields_to_its_workers_on_one_cpu(gnubg):
+    """The driver pins gnubg's threads to one CPU and gives the main thread (the one that runs
+    the driver and waits for the evaluations) the SCHED_IDLE policy, so that a woken worker
+    always preempts it and a hint does not wait gnubg's 10 ms poll; the workers keep theirs."""
+    gnubg.describe()
+    pid = gnubg._process().popen.pid
+    threads = _threads(pid)
+    assert len(threads) >= 2, threads  # gnubg's evaluation threads
+    assert threads[pid][0] == os.SCHED_IDLE
+    assert all(policy != os.SCHED_IDLE for tid, (policy, _) in threads.items() if tid != pid), threads
+    cpus = {cpu for _, cpu in threads.values()}
+    assert len(cpus) == 1 and len(next(iter(cpus))) == 1, threads
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE") or not os.path.isdir("/proc/self/task"),
+                    reason="Linux scheduling policies")
+def test_bgconf_gnubg_no_pin_leaves_gnubg_scheduled_as_started(gnubg, monkeypatch):
+    """BGCONF_GNUBG_NO_PIN=1 turns both off: gnubg's threads keep the CPUs and policy they were
+    started with, and gnubg answers as before."""
+    from conformance.engines.adapters.gnubg.engine import GnubgEngine
+
+    monkeypatch.setenv("BGCONF_GNUBG_NO_PIN", "1")
+    with GnubgEngine() as engine:
+        assert engine.describe()["version"] == gnubg.describe()["version"]
+        threads = _threads(engine._process().popen.pid)
+        assert all(policy == os.sched_getscheduler(0) for policy, _ in threads.values()), threads
+        assert all(cpu == frozenset(os.sched_getaffinity(0)) for _, cpu in threads.values()), threads
