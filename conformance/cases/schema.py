@@ -13,9 +13,10 @@ from __future__ import annotations
 import functools
 import re
 
-import jsonschema
-
 from conformance.cases import resources
+
+# jsonschema is imported where it is used: it is a third of the start-up time of commands that
+# load no case (a replay, each --jobs worker)
 
 
 def _schema_message(err: jsonschema.ValidationError) -> str:
@@ -34,6 +35,8 @@ def _case_validators():
     the common properties plus that kind's branch, no other key allowed. Checking a
     case against its own kind's schema gives the same verdict as the full schema
     (whose if/then branches and unevaluatedProperties say exactly this), much faster."""
+    import jsonschema
+
     schema = resources.case_schema()
     defs = schema["$defs"]
     full = jsonschema.Draft202012Validator({"$defs": defs, "$ref": "#/$defs/case"})
@@ -250,6 +253,8 @@ def _fast_checks():
 @functools.lru_cache(maxsize=None)
 def _file_validator():
     """The validator of a file's top level (its cases only as an array)."""
+    import jsonschema
+
     schema = resources.case_schema()
     file_schema = {k: v for k, v in schema.items() if k != "$defs"}
     file_schema["properties"] = dict(file_schema["properties"], cases={"type": "array"})
@@ -258,6 +263,8 @@ def _file_validator():
 
 
 def _best_errors(validator, instance) -> list[jsonschema.ValidationError]:
+    import jsonschema
+
     errors = list(validator.iter_errors(instance))
     out = []
     for err in errors:
