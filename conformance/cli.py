@@ -22,8 +22,10 @@ COMMAND_MODULES: list[str] = ["run", "certify", "expectations", "validate", "lis
                               "replay", "merge", "engines"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``bgconf`` parser: ``--version`` and one subcommand per command (``COMMAND_MODULES``)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``bgconf`` parser: ``--version`` and one subcommand per command (``COMMAND_MODULES``);
+    with ``only`` (one of them), that module's subcommands alone, so that a command imports no
+    other command's module (``main``: what ``bgconf replay`` or a ``--jobs`` run starts with)."""
     parser = argparse.ArgumentParser(
         prog="bgconf",
         description="bgconf: the rules-conformance suite for backgammon engines. Run the bundled "
@@ -34,9 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"bgconf {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMAND_MODULES:  # each command module has add_parser(subparsers)
+    for module in [only] if only else COMMAND_MODULES:  # each command module has add_parser(subparsers)
         importlib.import_module(f"conformance.commands.{module}").add_parser(sub)
     return parser
+
+
+def _command_module(argv: list[str]) -> str | None:
+    """The module of ``COMMAND_MODULES`` named by the command of ``argv`` (its first argument,
+    ``new-id`` naming ``new_id``), or None: no command first (``--help``, ``--version``), or a
+    name that is no module's (``bisect``, a typo), for which the whole parser is built."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    name = argv[0].replace("-", "_")
+    return name if name in COMMAND_MODULES else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     with guarded_stdout():  # also --help: its exit code 0 stands when the reader went away
         try:
             with interruptible():  # the parser too: building it imports every command module
-                args = build_parser().parse_args(argv)
+                args = build_parser(_command_module(sys.argv[1:] if argv is None else argv)).parse_args(argv)
                 return args.func(args)
         except KeyboardInterrupt as exc:
             name = signal_name(exc)
