@@ -205,16 +205,19 @@ def cmd_replay(args) -> int:
     from conformance.commands.common import CommandExit, check_outputs
     from conformance.reports.files import OutputSet
 
+    files, problems = record_files(args.files)
     try:
         check_outputs({"--report": args.report, "--write-cases": args.write_cases, "--html": args.html},
-                      inputs=[("record", f) for f in record_files(args.files)[0]])
+                      inputs=[("record", f) for f in files])
     except CommandExit as stop:
         return stop.code
     with OutputSet() as outputs:  # moved into place together at the end
-        return _replay(args, outputs)
+        return _replay(args, outputs, files, problems)
 
 
-def _replay(args, outputs) -> int:
+def _replay(args, outputs, files: list[Path], problems: list[Finding]) -> int:
+    """The replay of ``files`` (``record_files``: each once; ``problems`` the names that are
+    no record) into ``outputs``; returns the exit code."""
     from conformance.commands.common import (
         EXIT_BAD_CASES, EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, commit_outputs, err,
         interruptible, open_engine, signal_name,
@@ -222,7 +225,6 @@ def _replay(args, outputs) -> int:
     from conformance.reports.files import OutputError
     from conformance.reports.report import ReportWriter
 
-    files, problems = record_files(args.files)
     if args.shard.n > 1:  # shard K of N of the files in sorted order, as run --shard takes the suite's
         ordered = sorted(files, key=str)
         files = [f for i, f in enumerate(ordered) if args.shard.owns(i)]

@@ -10,8 +10,8 @@ an engine that does not start, an interruption, an exception) removes its tempor
 leaves every target byte for byte as it was. SIGINT and SIGTERM are held back while a set moves
 its files, so that an interruption cannot leave half a set.
 
-``same_file`` and ``clashes`` compare real paths (``os.path.samefile``: through symbolic and
-hard links), never strings. Imports nothing of bgconf.
+``same_file`` and ``clashes`` compare the files paths reach (device and inode, as
+``os.path.samefile``: through symbolic and hard links), never strings. Imports nothing of bgconf.
 """
 
 from __future__ import annotations
@@ -195,28 +195,45 @@ def write_file(option: str, path: str | Path, text: str) -> None:
 
 
 # -- an output that is an input -----------------------------------------------------------------
-def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether the paths name one file: ``os.path.samefile`` when both exist (symbolic and hard
-    links included), else their resolved paths are equal."""
+def _identity(path: str | Path) -> tuple | None:
+    """What two names of one file share: the device and inode of the file they reach (symbolic
+    and hard links included) when it exists, else the resolved path; None when neither can be
+    had."""
     try:
-        return os.path.samefile(a, b)
+        st = os.stat(path)
+        return "file", st.st_dev, st.st_ino
     except (OSError, ValueError):
         try:
-            return os.path.realpath(a) == os.path.realpath(b)
+            return "path", os.path.realpath(path)
         except (OSError, ValueError):
-            return False
+            return None
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether the paths name one file: the same device and inode when both exist (as
+    ``os.path.samefile``: symbolic and hard links included), else their resolved paths are
+    equal."""
+    ida = _identity(a)
+    return ida is not None and ida == _identity(b)
 
 
 def clashes(outputs: dict[str, str | Path | None],
             inputs: Iterable[tuple[str, str | Path]]) -> tuple[str, str, str, str] | None:
-    """The first output that is the same file as an input: (output option, output path, input
-    label, input path), or None. ``outputs`` maps an option to a path (None: not given);
-    ``inputs`` is (label, path) pairs, each an input file the command reads."""
+    """The first output that is the same file as an input (``same_file``): (output option, output
+    path, input label, input path), or None. ``outputs`` maps an option to a path (None: not
+    given); ``inputs`` is (label, path) pairs, each an input file the command reads. Each path
+    is looked up once, so a thousand inputs cost a thousand ``stat`` calls."""
     inputs = [(label, p) for label, p in inputs if p is not None]
+    ids: list[tuple | None] | None = None
     for option, path in outputs.items():
         if path is None:
             continue
-        for label, source in inputs:
-            if same_file(path, source):
+        mine = _identity(path)
+        if mine is None:
+            continue
+        if ids is None:
+            ids = [_identity(source) for _label, source in inputs]
+        for (label, source), theirs in zip(inputs, ids):
+            if theirs == mine:
                 return option, str(path), label, str(source)
     return None
