@@ -124,6 +124,29 @@ def test_list_and_help():
     assert "exit codes:" in proc.stdout and "--report" in proc.stdout
 
 
+def test_a_command_imports_no_other_command_and_every_command_is_in_the_whole_parser(tmp_path):
+    """``bgconf replay`` builds its own command's parser only (no other command module is
+    imported: its start-up stays short, in each --jobs worker too); ``bgconf --help`` and a
+    name that is no command still see every command."""
+    from conformance.cli import COMMAND_MODULES
+
+    probe = ("import sys; from conformance.cli import main; code = main(sys.argv[1:]);"
+             " print(sorted(m for m in sys.modules if m.startswith('conformance.commands.')))")
+    record = HERE / "data" / "matches" / "MYdvw1qGuyaRUH__.mat"
+    proc = subprocess.run([sys.executable, "-c", probe, "replay", "--quiet", str(record)], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    loaded = proc.stdout.strip().splitlines()[-1]
+    assert "conformance.commands.replay" in loaded
+    others = [m for m in COMMAND_MODULES if m != "replay" and f"conformance.commands.{m}'" in loaded]
+    assert not others, loaded
+    helped = bgconf("--help").stdout
+    unknown = bgconf("rnu")
+    assert unknown.returncode == 2
+    for name in ("run", "certify", "bisect", "new-id", "replay", "engines"):
+        assert name in helped and f"'{name}'" in unknown.stderr
+
+
 def test_new_id_gives_unused_ids_from_the_alphabet():
     proc = bgconf("new-id", "-n", "5")
     ids = proc.stdout.split()
