@@ -260,6 +260,32 @@ def test_replay_is_the_same_with_two_jobs(tmp_path):
     assert lines[-1]["files"] > 20 and lines[-1]["illegal"] > 0
 
 
+def test_replay_workers_start_before_the_files_are_listed_and_end_with_the_command(tmp_path, monkeypatch):
+    """``bgconf replay --jobs 2`` (no engine) starts its two workers before it lists the record
+    files, so that their start overlaps the listing; they end with the command, also when it
+    stops before any file is handed out (an output that is an input: exit 2)."""
+    import multiprocessing
+
+    import conformance.commands.replay as replay_command
+
+    seen: list[int] = []
+    listed = replay_command.record_files
+
+    def listing(paths):
+        seen.append(len(multiprocessing.active_children()))
+        return listed(paths)
+
+    monkeypatch.setattr(replay_command, "record_files", listing)
+    records = ROOT / "cases" / "replays"
+    assert main(["replay", "--quiet", "--jobs", "2", "--report", str(tmp_path / "r.jsonl"), str(records)]) == 1
+    assert seen == [2] and not multiprocessing.active_children()
+    assert json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])["files"] == len(list(records.glob("*.mat")))
+    clash = records / "legal-server-export.mat"
+    before = clash.read_bytes()
+    assert main(["replay", "--quiet", "--jobs", "2", "--report", str(clash), str(clash)]) == 2
+    assert seen == [2, 2] and not multiprocessing.active_children() and clash.read_bytes() == before
+
+
 def test_playout_is_the_same_with_two_jobs(tmp_path):
     pytest.importorskip("pyspiel")
     lines, out = same_with_1_and_2_jobs(tmp_path, "playout", "--engine", "openspiel", "--games", "5", "--seed", "3",

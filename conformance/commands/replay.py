@@ -201,23 +201,49 @@ def _header(args) -> dict:
 
 
 def cmd_replay(args) -> int:
-    """Check the outputs (none may be a record it reads), then replay into an output set."""
+    """Check the outputs (none may be a record it reads), then replay into an output set. With
+    ``--jobs`` and no ``--engine``, the workers are started first (``_early_workers``)."""
     from conformance.commands.common import CommandExit, check_outputs
     from conformance.reports.files import OutputSet
 
-    files, problems = record_files(args.files)
+    early = _early_workers(args)
     try:
-        check_outputs({"--report": args.report, "--write-cases": args.write_cases, "--html": args.html},
-                      inputs=[("record", f) for f in files])
-    except CommandExit as stop:
-        return stop.code
-    with OutputSet() as outputs:  # moved into place together at the end
-        return _replay(args, outputs, files, problems)
+        files, problems = record_files(args.files)
+        try:
+            check_outputs({"--report": args.report, "--write-cases": args.write_cases, "--html": args.html},
+                          inputs=[("record", f) for f in files])
+        except CommandExit as stop:
+            return stop.code
+        with OutputSet() as outputs:  # moved into place together at the end
+            return _replay(args, outputs, files, problems, early)
+    finally:
+        if early is not None:
+            early.close()  # workers the replay did not take (nothing after Jobs.run)
 
 
-def _replay(args, outputs, files: list[Path], problems: list[Finding]) -> int:
+def _early_workers(args):
+    """With ``--jobs N`` (N > 1) and no ``--engine``: N workers started now (``Jobs.start``),
+    before the record files are listed and the outputs checked, so that their Python start
+    overlaps that work; each takes its share of the files when the replay hands them out (a
+    worker left without a file ends). None otherwise (with an engine, the command first starts
+    one itself to see that it starts)."""
+    from functools import partial
+
+    from conformance.commands.common import jobs_wanted
+    from conformance.harness.jobs import Jobs
+
+    count = jobs_wanted(args)
+    if count <= 1 or args.engine:
+        return None
+    jobs = Jobs(partial(_judge_share, None), count)
+    jobs.start()
+    return jobs
+
+
+def _replay(args, outputs, files: list[Path], problems: list[Finding], early=None) -> int:
     """The replay of ``files`` (``record_files``: each once; ``problems`` the names that are
-    no record) into ``outputs``; returns the exit code."""
+    no record) into ``outputs``, by ``early`` (``_early_workers``) when started; returns the exit
+    code."""
     from conformance.commands.common import (
         EXIT_BAD_CASES, EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, commit_outputs, err,
         interruptible, open_engine, signal_name,
@@ -275,7 +301,7 @@ def _replay(args, outputs, files: list[Path], problems: list[Finding]) -> int:
     try:
         with interruptible():
             if jobs > 1:
-                _replay_jobs(args, engine, files, jobs, each)
+                _replay_jobs(args, engine, files, jobs, each, early)
             else:
                 replay_files(files, question=Question if engine is not None else None, each=each)
     except KeyboardInterrupt as exc:
@@ -358,11 +384,11 @@ def _steps_of(e: Finding) -> list[tuple[int, int]]:
     return [(a, b) for points, _m in chains for a, b in zip(points, points[1:])]
 
 
-def _replay_jobs(args, engine, files: list[Path], jobs: int, each) -> None:
+def _replay_jobs(args, engine, files: list[Path], jobs: int, each, early=None) -> None:
     """The files judged (and with ``engine``, asked) by ``jobs`` worker processes, dealt as
-    shards deal them; ``each(result, answers)`` gets them in the order named. ``engine`` (the
-    parent's) is closed first: each worker starts its own. A file whose worker died is one
-    with an error event."""
+    shards deal them, or by ``early``, the workers ``_early_workers`` started; ``each(result,
+    answers)`` gets them in the order named. ``engine`` (the parent's) is closed first: each
+    worker starts its own. A file whose worker died is one with an error event."""
     from functools import partial
 
     from conformance.harness.jobs import Jobs
@@ -379,7 +405,14 @@ def _replay_jobs(args, engine, files: list[Path], jobs: int, each) -> None:
         result.events.append(Finding("error", shown, 0, message))
         return result, ([], [], []) if starter else None
 
-    Jobs(partial(_judge_share, starter), jobs, lambda _k, answer: each(*answer), lost).run(files)
+    def deliver(_k: int, answer) -> None:
+        each(*answer)
+
+    if early is not None:
+        early.deliver, early.lost = deliver, lost
+        early.run(files)
+    else:
+        Jobs(partial(_judge_share, starter), jobs, deliver, lost).run(files)
 
 
 def _judge_share(starter, share: list[tuple[int, Path]], emit, stats: dict) -> None:
