@@ -463,6 +463,11 @@ class EngineProcess:
                 pass
 
 
+#: seconds pexpect waits, once the terminal is closed, before it asks whether the program ended
+#: (and between its signals when it still runs); its default is 0.1
+CLOSE_WAIT = 0.002
+
+
 class TerminalProcess:
     """A program that needs a terminal, run under a pseudo-terminal (``pexpect``), in its
     own session like EngineProcess: ``kill()`` ends every process of that session.
@@ -487,6 +492,12 @@ class TerminalProcess:
                                        codec_errors="replace", dimensions=dimensions, echo=True)
         except pexpect.ExceptionPexpect as exc:
             raise OSError(str(exc)) from None
+        # pexpect sleeps 50 ms before each write and 100 ms when it closes the terminal, by
+        # default; bgconf types only after the program's own prompt, and kill() ends the session
+        # before closing, so neither wait is needed (they were most of BSD backgammon's time)
+        self.child.delaybeforesend = None
+        self.child.ptyproc.delayafterclose = CLOSE_WAIT
+        self.child.ptyproc.delayafterterminate = CLOSE_WAIT
         self.pgid = self.child.pid  # the pty's child leads a new session
         self.seen = ""
         self.match = None
