@@ -142,6 +142,28 @@ def test_a_killed_terminal_program_takes_its_children_with_it():
     assert not alive, f"processes of the killed session still running: {alive}"
 
 
+def test_typing_and_closing_a_terminal_program_wait_for_nothing():
+    """pexpect's own pauses (50 ms before each write, 100 ms after closing the terminal) are off:
+    a program under a terminal is typed to after its prompt, and its session is killed before
+    the terminal is closed. A line typed as soon as the prompt shows still reaches the
+    program, every time."""
+    pytest.importorskip("pexpect")
+    from conformance.engines.process import TerminalProcess
+
+    proc = TerminalProcess(["/bin/sh", "-c", 'for i in 1 2 3 4 5; do printf "Move: "; read line;'
+                            ' echo "got <$line>"; done'])
+    try:
+        assert proc.child.delaybeforesend is None
+        assert proc.child.ptyproc.delayafterclose < 0.01 and proc.child.ptyproc.delayafterterminate < 0.01
+        for i in range(5):
+            assert proc.expect(["Move: "], timeout=10) == 0
+            proc.send(f"13-8,{i}\n")
+            assert proc.expect([r"got <13-8,\d>"], timeout=10) == 0
+            assert proc.match.group(0) == f"got <13-8,{i}>"
+    finally:
+        proc.kill()
+
+
 def test_the_suite_on_bsd_backgammon_with_its_known_bugs(bsd, tmp_path):
     """Every case it can answer: the rule bugs listed in the expectations file fail (xfail),
     everything else passes, and the bar case of the public report is among the passes."""
