@@ -27,25 +27,43 @@ This module re-exports the public names: ``from conformance.cases import load_su
 
 from __future__ import annotations
 
-from conformance.cases.load import case_files, display_path, load_file, load_suite
-from conformance.cases.read import ALIAS_MESSAGE, DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_ENV, max_file_bytes, parse_size
-from conformance.cases.typed import (
-    CAPABILITIES,
-    CODEC_FIELDS,
-    ID_ALPHABET,
-    KIND_REQUIRES,
-    USER_SUFFIX,
-    Case,
-    case_name,
-    CaseError,
-    ExpectedPlays,
-    ExpectedRecord,
-    RecordGame,
-    Suite,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ALIAS_MESSAGE", "CAPABILITIES", "CODEC_FIELDS", "DEFAULT_MAX_FILE_BYTES", "ID_ALPHABET", "KIND_REQUIRES",
-    "MAX_FILE_BYTES_ENV", "USER_SUFFIX", "Case", "CaseError", "ExpectedPlays", "ExpectedRecord", "RecordGame",
-    "Suite", "case_files", "case_name", "display_path", "load_file", "load_suite", "max_file_bytes", "parse_size",
-]
+#: each public name and the module of this package that defines it; a name is imported when it is
+#: first asked for (PEP 562), so that ``from conformance.cases import case_name`` does not load the
+#: case loader and YAML: a command that reads no case (a replay without an engine) starts without them
+_HOMES = {
+    **dict.fromkeys(("case_files", "display_path", "load_file", "load_suite"), "load"),
+    **dict.fromkeys(("ALIAS_MESSAGE", "DEFAULT_MAX_FILE_BYTES", "MAX_FILE_BYTES_ENV", "max_file_bytes", "parse_size"),
+                    "read"),
+    **dict.fromkeys(("CAPABILITIES", "CODEC_FIELDS", "ID_ALPHABET", "KIND_REQUIRES", "USER_SUFFIX", "Case",
+                     "case_name", "CaseError", "ExpectedPlays", "ExpectedRecord", "RecordGame", "Suite"), "typed"),
+}
+
+__all__ = sorted(_HOMES)
+
+if TYPE_CHECKING:
+    from conformance.cases.load import case_files, display_path, load_file, load_suite
+    from conformance.cases.read import (
+        ALIAS_MESSAGE, DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_ENV, max_file_bytes, parse_size,
+    )
+    from conformance.cases.typed import (
+        CAPABILITIES, CODEC_FIELDS, ID_ALPHABET, KIND_REQUIRES, USER_SUFFIX, Case, CaseError, ExpectedPlays,
+        ExpectedRecord, RecordGame, Suite, case_name,
+    )
+
+
+def __getattr__(name: str):
+    """A public name of the package, imported from its module on first use (``_HOMES``);
+    AttributeError for any other name."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

@@ -25,7 +25,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from conformance.cases import USER_SUFFIX, load_suite, resources
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_CASES, EXIT_NO_ENGINE = 0, 1, 2, 3, 4
 EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}
@@ -450,6 +449,8 @@ def load_cases(paths, progress=None, max_bytes=None, option: str = "--cases"):
     ``max_bytes`` (bytes per file) go to ``cases.load_suite``. Raises CommandExit(2) for a
     path that does not exist (``check_case_paths``; ``option`` names it) or a bad
     BGCONF_MAX_CASE_FILE_BYTES."""
+    from conformance.cases import load_suite  # imported when used: the commands that read no case start without it
+
     check_case_paths(paths, option)
     try:
         suite = load_suite([Path(p) for p in paths] if paths else None, progress=progress, max_bytes=max_bytes)
@@ -466,6 +467,8 @@ def check_anchors(spec: list[str] | None) -> None:
     (``move``); else one line and CommandExit(2)."""
     if not spec:
         return
+    from conformance.cases import resources
+
     clauses = resources.spec_clauses()
     sections = sorted({a.split(".", 1)[0] for a in clauses})
     for s in spec:
@@ -497,6 +500,9 @@ def suite_for(args):
             raise CommandExit(EXIT_BAD_CASES) from None
     suite = load_cases(args.cases)
     if not suite.files:
+        from conformance.cases import USER_SUFFIX
+
+
         err(f"no case files in {', '.join(args.cases)} (a directory is searched for *{USER_SUFFIX} files)")
         raise CommandExit(EXIT_USAGE)
     if not suite.cases:
