@@ -126,12 +126,13 @@ def test_list_and_help():
 
 def test_a_command_imports_no_other_command_and_every_command_is_in_the_whole_parser(tmp_path):
     """``bgconf replay`` builds its own command's parser only (no other command module is
-    imported: its start-up stays short, in each --jobs worker too); ``bgconf --help`` and a
-    name that is no command still see every command."""
+    imported, nor the case loader and YAML, which a replay without an engine never uses: its
+    start-up stays short, in each --jobs worker too); ``bgconf --help`` and a name that is no
+    command still see every command."""
     from conformance.cli import COMMAND_MODULES
 
     probe = ("import sys; from conformance.cli import main; code = main(sys.argv[1:]);"
-             " print(sorted(m for m in sys.modules if m.startswith('conformance.commands.')))")
+             " print(sorted(m for m in sys.modules if m.startswith(('conformance.commands.', 'conformance.cases.', 'yaml'))))")
     record = HERE / "data" / "matches" / "MYdvw1qGuyaRUH__.mat"
     proc = subprocess.run([sys.executable, "-c", probe, "replay", "--quiet", str(record)], capture_output=True,
                           text=True, cwd=tmp_path)
@@ -140,6 +141,7 @@ def test_a_command_imports_no_other_command_and_every_command_is_in_the_whole_pa
     assert "conformance.commands.replay" in loaded
     others = [m for m in COMMAND_MODULES if m != "replay" and f"conformance.commands.{m}'" in loaded]
     assert not others, loaded
+    assert "conformance.cases.load" not in loaded and "'yaml'" not in loaded, loaded
     helped = bgconf("--help").stdout
     unknown = bgconf("rnu")
     assert unknown.returncode == 2
