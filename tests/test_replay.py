@@ -454,3 +454,40 @@ def test_an_sgf_event_names_its_line_as_one_of_gnubgs_conversion(tmp_path, capsy
     assert shown, out
     assert all(re.match(rf"[A-Z]+ {re.escape(str(edited))}, line \d+ of its \.mat conversion by GNU Backgammon",
                         x) for x in shown), shown
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_interruption_while_a_files_lines_are_written_comes_after_them(tmp_path, monkeypatch, jobs):
+    """SIGINT that lands while a file's lines are written (its illegal event already in the
+    report, its file line not yet) stops the replay after that file: the report holds every
+    file whose events it holds, with its file line, and the footer counts them (exit 130)."""
+    import signal
+
+    import conformance.commands.replay as replay_command
+
+    summary = replay_command.file_summary
+    calls: list[str] = []
+
+    def interrupted_summary(r):
+        calls.append(r.file)
+        if r.illegal and len(calls) == 2:  # the second file written, its events out already
+            os.kill(os.getpid(), signal.SIGINT)
+        return summary(r)
+
+    monkeypatch.setattr(replay_command, "file_summary", interrupted_summary)
+    records = tmp_path / "records"
+    records.mkdir()
+    clean = MATCHES / "MYdvw1qGuyaRUH__.mat"
+    illegal = MATCHES.parent.parent.parent / "cases" / "replays" / "illegal-backward.mat"
+    for i, src in enumerate([clean, illegal, clean, clean]):
+        shutil.copyfile(src, records / f"{i}.mat")
+    report = tmp_path / "r.jsonl"
+    assert main(["replay", "--quiet", "--jobs", jobs, "--report", str(report), str(records)]) == 130
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    files = [x for x in lines if x["type"] == "file"]
+    events = [x for x in lines if x["type"] == "event"]
+    assert [Path(x["file"]).name for x in files][:2] == ["0.mat", "1.mat"]
+    assert events and {x["file"] for x in events} <= {x["file"] for x in files}
+    foot = lines[-1]
+    assert foot["interrupted"] == "SIGINT" and foot["files"] == len(files)
+    assert foot["illegal"] == sum(x["illegal"] for x in files) >= 1

@@ -248,6 +248,7 @@ def _replay(args, outputs, files: list[Path], problems: list[Finding], early=Non
         EXIT_BAD_CASES, EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, commit_outputs, err,
         interruptible, open_engine, signal_name,
     )
+    from conformance.engines.process import stop_signals_held
     from conformance.reports.files import OutputError
     from conformance.reports.report import ReportWriter
 
@@ -282,18 +283,21 @@ def _replay(args, outputs, files: list[Path], problems: list[Finding], early=Non
     interrupted = None
 
     def each(r: FileResult, answers=None) -> None:
-        for e in r.events:
-            report.write(e.to_json())
-            if not args.quiet or e.level == "error":
-                print(event_text(e) if e.level != "note" else f"note {e.where()}: {e.message}",
-                      file=sys.stderr if e.level == "error" else sys.stdout, flush=True)
-        if engine is not None:
-            mismatches.extend(_ask(args.engine, r, report, wanted, answers or _answers(engine, r)))
-        elif args.write_cases:
-            wanted.extend(_illegal_cases(r))
-        report.write(r.to_json())
-        print(file_summary(r), flush=True)
-        done.append(r)
+        if engine is not None and answers is None:
+            answers = _answers(engine, r)  # waits on the engine: an interruption stops it here
+        with stop_signals_held():  # a file's lines are written whole, an interruption after them
+            for e in r.events:
+                report.write(e.to_json())
+                if not args.quiet or e.level == "error":
+                    print(event_text(e) if e.level != "note" else f"note {e.where()}: {e.message}",
+                          file=sys.stderr if e.level == "error" else sys.stdout, flush=True)
+            if engine is not None:
+                mismatches.extend(_ask(args.engine, r, report, wanted, answers))
+            elif args.write_cases:
+                wanted.extend(_illegal_cases(r))
+            report.write(r.to_json())
+            print(file_summary(r), flush=True)
+            done.append(r)
 
     for e in problems:
         report.write(e.to_json())
