@@ -467,6 +467,128 @@ def test_a_signal_while_a_worker_starts_is_held_back_not_lost(monkeypatch):
         run._kill_all()
 
 
+# -- forked early workers ---------------------------------------------------------------------------
+FORK_PROBE = """
+import json, sys, threading, time
+import conformance.harness.jobs as jobs_module
+from conformance.harness.jobs import Jobs, single_threaded
+
+def task(share, emit, stats):
+    import conformance.harness.jobs as mine
+    for index, item in share:
+        emit(index, [item * 2, getattr(mine, "MARK", None)])
+
+def campaign():
+    got = {}
+    jobs = Jobs(task, 2, deliver=lambda k, answer: got.__setitem__(k, answer))
+    jobs.start(fork=True)
+    jobs.run(list(range(7)))
+    return got
+
+if __name__ == "__main__":
+    jobs_module.MARK = "set in the parent after its imports"
+    alone = single_threaded()
+    forked = campaign()
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    print(json.dumps([alone, forked, single_threaded(), campaign()]))
+"""
+
+
+def test_early_workers_are_forked_from_a_single_threaded_parent_and_spawned_otherwise(tmp_path):
+    """``Jobs.start(fork=True)``: from a parent with one thread, the workers are forked (they see
+    what the parent set after its imports); once the parent runs a second thread, they are fresh
+    processes (they do not). The answers are the same either way, in order."""
+    script = tmp_path / "probe.py"
+    script.write_text(FORK_PROBE)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env(), timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    alone, forked, alone_later, spawned = json.loads(run.stdout)
+    assert alone is True and alone_later is False
+    mark = "set in the parent after its imports"
+    assert forked == {str(k): [2 * k, mark] for k in range(7)}
+    assert spawned == {str(k): [2 * k, None] for k in range(7)}
+
+
+EOF_PROBE = """
+import json, sys
+from conformance.harness.jobs import Jobs, single_threaded
+
+def echo(share, emit, stats):
+    for index, item in share:
+        emit(index, item)
+
+if __name__ == "__main__":
+    assert single_threaded()
+    jobs = Jobs(echo, 2)
+    jobs.start(fork=True)
+    workers = list(jobs._early)
+    for w in workers:
+        w.sender.close()
+        w.sender = None
+    for w in workers:
+        w.process.join(timeout=20)
+    print(json.dumps([w.process.is_alive() for w in workers]))
+    jobs.close()
+"""
+
+
+def test_a_forked_worker_sees_the_end_of_its_share_although_it_was_forked_with_the_parents_pipe_ends(tmp_path):
+    """Each forked worker closes the copies it got of the parent's pipe ends (its own share's
+    sender, the other workers'): when the parent closes a worker's share without sending it, that
+    worker sees the end at once and ends, with no signal. Were a copy left open anywhere, the
+    worker would wait for its share for ever (here: 20 s, then still alive)."""
+    script = tmp_path / "probe.py"
+    script.write_text(EOF_PROBE)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env(), timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout) == [False, False]
+
+
+def test_ctrl_c_stops_a_replay_with_forked_workers_and_keeps_what_was_judged(tmp_path):
+    """``bgconf replay --jobs 2`` (its workers forked) on a thousand record files, stopped by
+    SIGINT once files are judged: exit 130; the report holds the files judged, in the order
+    named (one a worker was still judging is left out, those after it that the other had
+    judged are kept), each whole, with a footer that counts them and says so; and no process
+    of the command's group survives it."""
+    import shutil
+
+    sources = sorted((ROOT / "tests" / "data" / "matches").glob("*.mat"))
+    records = tmp_path / "records"
+    records.mkdir()
+    for i in range(1000):
+        shutil.copyfile(sources[i % len(sources)], records / f"{i:04d}.mat")
+    report = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "replay", "--jobs", "2", "--report",
+                             str(report), str(records)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env(), cwd=tmp_path, start_new_session=True)
+    try:
+        for _ in range(20):
+            assert proc.stdout.readline(), "bgconf ended before 20 files were judged"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in out + err
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    judged = [Path(x["file"]).name for x in lines if x["type"] == "file"]
+    assert 2 <= len(judged) < 1000 and judged == sorted(set(judged)) and judged[:2] == ["0000.mat", "0001.mat"]
+    assert {x["file"] for x in lines if x["type"] == "event"} <= {x["file"] for x in lines if x["type"] == "file"}
+    assert lines[-1]["type"] == "footer" and lines[-1]["interrupted"] == "SIGINT"
+    assert lines[-1]["files"] == len(judged)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("a process of bgconf's group outlives it")
+
+
 # -- the engine's description comes from a worker -------------------------------------------------
 def test_a_run_with_two_jobs_starts_two_engines_and_describes_the_engine_from_the_first(tmp_path):
     """With --jobs 2, the first worker's engine describes the engine (the report's header is that

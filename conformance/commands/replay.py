@@ -222,10 +222,10 @@ def cmd_replay(args) -> int:
 
 
 def _early_workers(args):
-    """With ``--jobs N`` (N > 1) and no ``--engine``: N workers started now (``Jobs.start``),
-    before the record files are listed and the outputs checked, so that their Python start
-    overlaps that work; each takes its share of the files when the replay hands them out (a
-    worker left without a file ends). None otherwise (with an engine, the command first starts
+    """With ``--jobs N`` (N > 1) and no ``--engine``: N workers started now (``Jobs.start``;
+    forked where that is safe, with no Python start of their own), before the record files are
+    listed and the outputs checked, so that their start overlaps that work; each takes its share
+    of the files when the replay hands them out (a worker left without a file ends). None otherwise (with an engine, the command first starts
     one itself to see that it starts)."""
     from functools import partial
 
@@ -236,7 +236,7 @@ def _early_workers(args):
     if count <= 1 or args.engine:
         return None
     jobs = Jobs(partial(_judge_share, None), count)
-    jobs.start()
+    jobs.start(fork=True)  # no output opened, no engine nor thread started yet
     return jobs
 
 
