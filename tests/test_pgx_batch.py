@@ -118,7 +118,7 @@ def test_a_playout_game_is_the_same_batched_and_one_state_at_a_time(serial):
 
 
 # -- what JAX compiled for pgx, kept between processes ---------------------------------------
-def test_the_compile_cache_directory_is_chosen_by_the_environment(tmp_path, monkeypatch):
+def test_the_compile_cache_directory_is_chosen_by_the_environment(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv(jax_cache.CACHE_ENV, raising=False)
@@ -131,7 +131,10 @@ def test_the_compile_cache_directory_is_chosen_by_the_environment(tmp_path, monk
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory\n")
     monkeypatch.setenv(jax_cache.CACHE_ENV, str(blocker / "jax"))
-    assert jax_cache.compile_cache() is None  # cannot be made: no cache, no error
+    assert jax_cache.compile_cache() is None  # cannot be made: no cache, no error, one warning line
+    assert jax_cache.compile_cache() is None
+    told = capsys.readouterr().err.splitlines()
+    assert len(told) == 1 and f"BGCONF_PGX_CACHE={blocker / 'jax'}:" in told[0] and "again in every process" in told[0]
     monkeypatch.setenv(jax_cache.CACHE_ENV, str(tmp_path / "mine"))
     monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "jax-own"))
     assert jax_cache.compile_cache() is None  # the user's own JAX setting is left to JAX

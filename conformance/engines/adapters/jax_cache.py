@@ -12,11 +12,15 @@ without a cache).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 #: where JAX keeps pgx's compiled functions between processes: a directory, or ``off`` for none
 #: (default: ``jax`` in the user cache directory of bgconf)
 CACHE_ENV = "BGCONF_PGX_CACHE"
+
+#: the unusable ``BGCONF_PGX_CACHE`` values this process has already said so of (once each)
+_TOLD: set[str] = set()
 
 
 def compile_cache() -> Path | None:
@@ -24,7 +28,9 @@ def compile_cache() -> Path | None:
     ``BGCONF_PGX_CACHE`` names, else ``jax`` under platformdirs' user cache directory of bgconf
     (``~/.cache/bgconf/jax`` on Linux). None when it is ``off``, when the user set
     ``JAX_COMPILATION_CACHE_DIR`` (JAX reads that itself), or when the directory cannot be made
-    or written (pgx then compiles in every process, as without a cache). Never raises."""
+    or written (pgx then compiles in every process, as without a cache; a directory the user
+    named in ``BGCONF_PGX_CACHE`` that way is named on standard error, once a process). Never
+    raises."""
     chosen = os.environ.get(CACHE_ENV, "").strip()
     if chosen.lower() == "off" or os.environ.get("JAX_COMPILATION_CACHE_DIR"):
         return None
@@ -36,9 +42,22 @@ def compile_cache() -> Path | None:
 
             folder = Path(user_cache_dir("bgconf")) / "jax"
         folder.mkdir(parents=True, exist_ok=True)
-    except (ImportError, OSError):
+    except (ImportError, OSError) as exc:
+        _unusable(chosen, getattr(exc, "strerror", None) or str(exc))
         return None
-    return folder if os.access(folder, os.W_OK | os.X_OK) else None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        _unusable(chosen, "not writable")
+        return None
+    return folder
+
+
+def _unusable(chosen: str, why: str) -> None:
+    """Say on standard error, once a process, that the directory the user chose cannot be used
+    (nothing is said of the default one: pgx then merely compiles again)."""
+    if chosen and chosen not in _TOLD:
+        _TOLD.add(chosen)
+        print(f"bgconf: warning: {CACHE_ENV}={chosen}: {why}; pgx compiles its functions again in every process",
+              file=sys.stderr)
 
 
 def keep_compiled(jax) -> Path | None:
