@@ -155,3 +155,43 @@ def test_new_id_gives_unused_ids_from_the_alphabet():
     assert len(set(ids)) == 5
     for cid in ids:
         assert cid.startswith("bg-") and not set(cid[3:]) & set("0O1I")
+
+
+def _drop_a_stop_signal() -> None:
+    """SIGINT delivered inside a weakref callback, where Python drops the exception its handler
+    raises (as it may land in the import machinery's callbacks)."""
+    import signal
+    import weakref
+
+    class Thing:
+        pass
+
+    def callback(_ref):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):  # the handler runs here, and its exception is dropped
+            pass
+
+    thing = Thing()
+    ref = weakref.ref(thing, callback)  # noqa: F841
+    del thing
+
+
+def test_a_stop_signal_whose_exception_python_drops_is_raised_again(capsys):
+    """An interruption Python drops on its way (a weakref callback) is neither lost nor printed
+    as "Exception ignored": ``check_interrupted`` raises it at the next item, and the end of
+    the outermost block raises it if nothing did before."""
+    from conformance.commands.common import Interrupted, check_interrupted, interruptible
+
+    with pytest.raises(Interrupted) as first:
+        with interruptible():
+            _drop_a_stop_signal()
+            reached = True
+            check_interrupted()
+            pytest.fail("check_interrupted did not raise the dropped interruption")
+    assert reached and first.value.name == "SIGINT"
+    with pytest.raises(Interrupted):
+        with interruptible():
+            _drop_a_stop_signal()
+    with interruptible():
+        check_interrupted()  # nothing arrived: nothing raised
+    assert "Exception ignored" not in capsys.readouterr().err

@@ -395,6 +395,8 @@ def signal_name(exc: BaseException) -> str:
 
 
 _depth = 0
+#: the stop signal (its name) whose Interrupted Python dropped in the outermost block, if any
+_dropped: str | None = None
 
 
 @contextmanager
@@ -402,13 +404,26 @@ def interruptible() -> Iterator[None]:
     """SIGINT and SIGTERM raise Interrupted in the main thread; once one has arrived the
     next ones are ignored until the outermost block ends, so the clean-up (killing the
     engine, writing the footer) is not cut short. Nested blocks share the outermost
-    one's handlers, which are restored when it ends."""
-    global _depth
+    one's handlers, which are restored when it ends.
+
+    Python drops an exception raised where it cannot propagate (a weakref callback of the
+    import machinery, a ``__del__``: ``sys.unraisablehook``, which prints "Exception ignored
+    in"): a signal landing there would be lost, and the later ones ignored. Such a dropped
+    Interrupted is noted instead of printed; ``check_interrupted`` (called between items)
+    raises it again, and so does the end of the outermost block if nothing did before."""
+    global _depth, _dropped
 
     def handler(signum, _frame):
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, signal.SIG_IGN)
         raise Interrupted(signal.Signals(signum).name)
+
+    def unraisable(hook_args) -> None:
+        global _dropped
+        if isinstance(hook_args.exc_value, KeyboardInterrupt):
+            _dropped = signal_name(hook_args.exc_value)
+        else:
+            previous_hook(hook_args)
 
     if _depth:
         yield
@@ -418,13 +433,28 @@ def interruptible() -> Iterator[None]:
     except ValueError:  # not the main thread: leave signals alone
         yield
         return
+    previous_hook, sys.unraisablehook = sys.unraisablehook, unraisable
     _depth += 1
+    _dropped = None
     try:
         yield
+        check_interrupted()  # one dropped on its way ends the block as an interruption
     finally:
         _depth -= 1
+        _dropped = None
+        sys.unraisablehook = previous_hook
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+def check_interrupted() -> None:
+    """Raise Interrupted (once) when a stop signal's exception was dropped by Python on its way
+    in the current ``interruptible`` block (see there); else nothing. Cheap: for loops over
+    items."""
+    global _dropped
+    if _dropped is not None:
+        name, _dropped = _dropped, None
+        raise Interrupted(name)
 
 
 # -- the suite the command line names ---------------------------------------------
