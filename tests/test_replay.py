@@ -491,3 +491,30 @@ def test_an_interruption_while_a_files_lines_are_written_comes_after_them(tmp_pa
     foot = lines[-1]
     assert foot["interrupted"] == "SIGINT" and foot["files"] == len(files)
     assert foot["illegal"] == sum(x["illegal"] for x in files) >= 1
+
+
+def test_a_stop_signal_python_drops_during_a_replay_still_stops_it(tmp_path, monkeypatch):
+    """SIGINT whose exception Python drops (here: in a weakref callback, while the second file is
+    judged) stops the replay before the next file: exit 130, the files judged before it kept."""
+    import conformance.harness.record_judge as judge
+    from test_cli import _drop_a_stop_signal
+
+    judged = judge.replay_file
+    count: list[Path] = []
+
+    def dropping(path, question=None):
+        count.append(path)
+        if len(count) == 2:
+            _drop_a_stop_signal()
+        return judged(path, question)
+
+    monkeypatch.setattr(judge, "replay_file", dropping)
+    records = tmp_path / "records"
+    records.mkdir()
+    for i in range(5):
+        shutil.copyfile(MATCHES / "MYdvw1qGuyaRUH__.mat", records / f"{i}.mat")
+    report = tmp_path / "r.jsonl"
+    assert main(["replay", "--quiet", "--report", str(report), str(records)]) == 130
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    assert [Path(x["file"]).name for x in lines if x["type"] == "file"] == ["0.mat"]
+    assert lines[-1]["interrupted"] == "SIGINT" and lines[-1]["files"] == 1

@@ -245,8 +245,8 @@ def _replay(args, outputs, files: list[Path], problems: list[Finding], early=Non
     no record) into ``outputs``, by ``early`` (``_early_workers``) when started; returns the exit
     code."""
     from conformance.commands.common import (
-        EXIT_BAD_CASES, EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, commit_outputs, err,
-        interruptible, open_engine, signal_name,
+        EXIT_BAD_CASES, EXIT_FAILED, EXIT_OK, EXIT_SIGNAL, EXIT_USAGE, CommandExit, check_interrupted, commit_outputs,
+        err, interruptible, open_engine, signal_name,
     )
     from conformance.engines.process import stop_signals_held
     from conformance.reports.files import OutputError
@@ -283,6 +283,7 @@ def _replay(args, outputs, files: list[Path], problems: list[Finding], early=Non
     interrupted = None
 
     def each(r: FileResult, answers=None) -> None:
+        check_interrupted()  # a stop whose exception was dropped on its way (interruptible)
         if engine is not None and answers is None:
             answers = _answers(engine, r)  # waits on the engine: an interruption stops it here
         with stop_signals_held():  # a file's lines are written whole, an interruption after them
