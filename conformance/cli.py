@@ -73,6 +73,26 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_SIGNAL[name]
         except CommandExit as stop:
             return stop.code
+        except Exception as exc:  # an interruption Python wrapped on its way (_interruption_behind)
+            stop = _interruption_behind(exc)
+            if stop is None:
+                raise
+            name = signal_name(stop)
+            err(f"interrupted by {name}")
+            return EXIT_SIGNAL[name]
+
+
+def _interruption_behind(exc: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt (SIGINT, SIGTERM: ``Interrupted``) that ``exc`` was raised from or
+    while handling, if any: Python 3.11 turns one raised while a class is made (in a
+    ``__set_name__``, as a dataclass's fields have, during an import) into RuntimeError."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 if __name__ == "__main__":

@@ -195,3 +195,30 @@ def test_a_stop_signal_whose_exception_python_drops_is_raised_again(capsys):
     with interruptible():
         check_interrupted()  # nothing arrived: nothing raised
     assert "Exception ignored" not in capsys.readouterr().err
+
+
+def test_an_interruption_python_wraps_in_another_exception_is_still_an_interruption(monkeypatch, capsys):
+    """A stop signal that lands while a class is made during an import (a dataclass field's
+    ``__set_name__``) reaches the command as RuntimeError in Python 3.11: bgconf still ends
+    with one line and 143, no traceback; an error with no interruption behind it is not hidden."""
+    import conformance.commands.replay as replay_command
+    from conformance.cli import main
+    from conformance.commands.common import Interrupted
+
+    class Field:
+        def __set_name__(self, owner, name):
+            raise Interrupted("SIGTERM")
+
+    def interrupted_while_a_class_is_made(_args):
+        type("Owner", (), {"field": Field()})
+
+    monkeypatch.setattr(replay_command, "cmd_replay", interrupted_while_a_class_is_made)
+    assert main(["replay", "x.mat"]) == 143
+    assert capsys.readouterr().err.strip().splitlines() == ["bgconf: interrupted by SIGTERM"]
+
+    def broken(_args):
+        raise RuntimeError("a bug, not an interruption")
+
+    monkeypatch.setattr(replay_command, "cmd_replay", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["replay", "x.mat"])
