@@ -611,3 +611,32 @@ def test_an_engine_that_cannot_start_with_two_jobs_exits_4_with_its_error_line(t
     assert "Cannot find module '/x.js'" in run.stderr
     assert "Traceback" not in run.stderr
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_workers_started_before_one_that_cannot_start_are_ended(monkeypatch):
+    """``Jobs.start`` whose third worker cannot start (here: EMFILE, as under a low ``ulimit -n``)
+    ends the two already started and raises the error: nobody is left waiting for a share that
+    never comes (the command would otherwise hang at exit, joining them)."""
+    import multiprocessing
+
+    from conformance.harness.jobs import Jobs
+
+    spawn = Jobs._spawn
+    started: list[int] = []
+
+    def third_fails(self, w, forked=None):
+        if len(started) == 2:
+            raise OSError(24, "Too many open files")
+        started.append(w.number)
+        spawn(self, w, forked)
+
+    monkeypatch.setattr(Jobs, "_spawn", third_fails)
+    jobs = Jobs(_echo, 4)  # kept: its pipe ends stay open, as in a command that goes on to report
+    with pytest.raises(OSError, match="Too many open files"):
+        jobs.start(fork=True)
+    assert started == [0, 1]
+    deadline = time.monotonic() + 15
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not multiprocessing.active_children()
+    jobs.close()

@@ -250,14 +250,20 @@ class Jobs:
         after this, before ``run``. Pair with ``close`` (in a ``finally``) for the case where
         ``run`` is never called. ``fork``: fork them from this process when it is safe
         (``single_threaded``; see the module's docstring), for a caller that has opened no
-        output and started no engine yet; else (and always when not asked) spawn them."""
+        output and started no engine yet; else (and always when not asked) spawn them. When one
+        cannot be started (OSError: too many open files or processes), those already started are
+        ended (``close``) and the error raised."""
         self._ctx = multiprocessing.get_context("spawn")
         forked = multiprocessing.get_context("fork") if fork and single_threaded() else None
         self._items = []
-        for j in range(max(1, self.jobs)):
-            w = _Worker(j, deque())
-            self._spawn(w, forked)
-            self._early.append(w)
+        try:
+            for j in range(max(1, self.jobs)):
+                w = _Worker(j, deque())
+                self._spawn(w, forked)
+                self._early.append(w)
+        except BaseException:  # one could not start (EMFILE, EAGAIN): those started end now
+            self.close()
+            raise
 
     def hello(self) -> Any:
         """Wait for the first worker ``start`` started to say what its task says of itself
