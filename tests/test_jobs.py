@@ -12,6 +12,7 @@ import sys
 import time
 from functools import partial
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -50,6 +51,19 @@ def bgconf(*args: str, cwd: Path = ROOT, extra_path: str = "", timeout: float = 
         environment["PYTHONPATH"] = extra_path + os.pathsep + environment["PYTHONPATH"]
     return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
                           cwd=cwd, env=environment, timeout=timeout)
+
+
+def sigint_once(proc: subprocess.Popen, ready: Callable[[], None]) -> tuple[str, str]:
+    """Send ``proc`` SIGINT once ``ready()`` returns (it asserts what must hold before), and
+    return its (stdout, stderr) when it ends; killed if anything fails meanwhile."""
+    try:
+        ready()
+        proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def untimed(text: str) -> str:
@@ -200,7 +214,7 @@ def test_ctrl_c_stops_every_worker_and_keeps_what_was_answered(tmp_path):
         return (any(e["event"] == "fault:hang" for e in events)
                 and any(e.get("case") == IDS[6] and e["event"] == "answered-correctly" for e in events))
 
-    try:
+    def hung_and_answered_elsewhere() -> None:
         deadline = time.monotonic() + 120
         while not answered_elsewhere():
             assert proc.poll() is None, "bgconf ended before the hang"
@@ -209,12 +223,8 @@ def test_ctrl_c_stops_every_worker_and_keeps_what_was_answered(tmp_path):
         time.sleep(0.5)
         partial_files = list(tmp_path.glob(".r.jsonl.*" + outfiles.PARTIAL_SUFFIX))
         assert partial_files and not report.exists(), "the report grows beside its target while the run goes on"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+
+    out, err = sigint_once(proc, hung_and_answered_elsewhere)
     assert proc.returncode == 130, out[-2000:] + err[-2000:]
     assert "Traceback" not in out + err
     lines = [json.loads(x) for x in report.read_text().splitlines()]
@@ -561,15 +571,11 @@ def test_ctrl_c_stops_a_replay_with_forked_workers_and_keeps_what_was_judged(tmp
     proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "replay", "--jobs", "2", "--report",
                              str(report), str(records)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env(), cwd=tmp_path, start_new_session=True)
-    try:
+    def twenty_lines_out() -> None:
         for _ in range(20):
             assert proc.stdout.readline(), "bgconf ended before 20 files were judged"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+
+    out, err = sigint_once(proc, twenty_lines_out)
     assert proc.returncode == 130, err[-2000:]
     assert "Traceback" not in out + err
     lines = [json.loads(x) for x in report.read_text().splitlines()]
