@@ -225,8 +225,8 @@ def _early_workers(args):
     """With ``--jobs N`` (N > 1) and no ``--engine``: N workers started now (``Jobs.start``;
     forked where that is safe, with no Python start of their own), before the record files are
     listed and the outputs checked, so that their start overlaps that work; each takes its share
-    of the files when the replay hands them out (a worker left without a file ends). None otherwise (with an engine, the command first starts
-    one itself to see that it starts)."""
+    of the files when the replay hands them out (a worker left without a file ends). None
+    otherwise (with an engine, the command first starts one itself to see that it starts)."""
     from functools import partial
 
     from conformance.commands.common import jobs_wanted
